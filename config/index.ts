@@ -1,0 +1,235 @@
+/**
+ * Settings: environment + defaults, parsed once at start into a resolved, typed object that is
+ * passed down. Every refusal names the key and what was expected (a `ConfigError`, exit code 2).
+ * Secrets come only from the environment.
+ */
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from '../src/errors.js';
+import { parseDurationMs, parseRate, type RateLimit } from './durations.js';
+
+export { formatRate, parseDurationMs, parseRate, type RateLimit } from './durations.js';
+
+/** A setting that cannot be used; the message names the key. */
+export class ConfigError extends UsageError {
+  override name = 'ConfigError';
+  constructor(
+    readonly key: string,
+    problem: string,
+  ) {
+    super(`${key}: ${problem}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export interface MintpipeConfig {
+  api: {
+    /** Upstream base URL. @default https://api.mintlify.com */
+    url: string;
+    /** Admin key (`mint_…`); undefined means "no key": `start` then runs against the emulator. */
+    key: string | undefined;
+    /** Per-request timeout. @default 30000 */
+    timeoutMs: number;
+    /** Attempts per GET, first included. @default 6 */
+    retryAttempts: number;
+    /** Ceiling on the time one call spends retrying. @default 300000 */
+    retryMaxTotalMs: number;
+  };
+  redis: { url: string | undefined };
+  clickhouse: { url: string | undefined; user: string; password: string; database: string };
+  dataDir: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** Budget of analytics requests for the whole organization; null = off. @default 100/1h */
+  analyticsRate: RateLimit | null;
+  /** Budget of messages per project; null = off. @default 100/1h */
+  messageRate: RateLimit | null;
+  /** BullMQ key prefix; lets several installations share one Redis. @default mintpipe */
+  queuePrefix: string;
+  export: {
+    /** Projects exported by the nightly schedule. @default [] */
+    projects: string[];
+    /** Cron pattern of the nightly run. @default 0 2 * * * */
+    cron: string;
+    /** Time zone of the cron pattern. @default UTC */
+    timezone: string;
+    /** Days before yesterday re-exported each night for late data. @default 3 */
+    reexportDays: number;
+    /** Also export last week's window on Mondays. @default false */
+    weekly: boolean;
+    /** Also export last month's window on the 1st. @default false */
+    monthly: boolean;
+    /** Window jobs run at once per worker. @default 4 */
+    concurrency: number;
+    /** Pages fetched ahead concurrently when the budget is off. @default 16 */
+    prefetchPages: number;
+    /** Rows per warehouse insert. @default 5000 */
+    batchRows: number;
+    /** A window with more pages than this fails (a pagination loop guard). @default 20000 */
+    maxPages: number;
+    /** Re-fetches from the start of a window whose data moved during the run. @default 2 */
+    unstableRetries: number;
+  };
+  prompts: {
+    /** Prompt jobs run at once per worker. @default 8 */
+    concurrency: number;
+    /** First poll delay after a send. @default 2000 */
+    pollInitialMs: number;
+    /** Poll delay ceiling (the delay doubles up to it). @default 60000 */
+    pollMaxMs: number;
+    /** Time after the send at which a still-active agent job ends the prompt as timed_out. @default 7200000 */
+    deadlineMs: number;
+    /** Largest accepted prompt, in bytes of UTF-8. @default 32768 */
+    maxPromptBytes: number;
+  };
+  dashboard: { host: string; port: number; token: string | undefined };
+  /** Time a stopping process gives in-flight jobs before it exits. @default 30000 */
+  shutdownGraceMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, key: string, fallback: string): string {
+  const value = env[key];
+  return value === undefined || value.trim() === '' ? fallback : value.trim();
+}
+
+function integer(env: Env, key: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[key];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const parsed = z.coerce.number().int().min(min).max(max).safeParse(raw.trim());
+  if (!parsed.success || !/^-?\d+$/.test(raw.trim())) {
+    throw new ConfigError(key, `expected an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return parsed.data;
+}
+
+function duration(env: Env, key: string, fallbackMs: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw.trim() === '') return fallbackMs;
+  const ms = parseDurationMs(raw);
+  if (ms === undefined) throw new ConfigError(key, `expected a duration like 500ms, 5s, 2m or 1h, got "${raw}"`);
+  return ms;
+}
+
+function flag(env: Env, key: string, fallback: boolean): boolean {
+  const raw = env[key]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(key, `expected true or false, got "${env[key]}"`);
+}
+
+function rate(env: Env, key: string, fallback: string): RateLimit | null {
+  const raw = text(env, key, fallback);
+  const parsed = parseRate(raw);
+  if (parsed === undefined) throw new ConfigError(key, `expected N/DURATION (like 100/1h or 20/5s) or off, got "${raw}"`);
+  return parsed;
+}
+
+function apiUrl(env: Env): string {
+  const raw = text(env, 'MINTLIFY_API_URL', 'https://api.mintlify.com');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('MINTLIFY_API_URL', `not a URL: "${raw}"`);
+  }
+  const local = LOCAL_HOSTS.has(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
+    throw new ConfigError('MINTLIFY_API_URL', `must be https (plain http only for localhost or 127.0.0.1), got "${url.origin}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function apiKey(env: Env): string | undefined {
+  const raw = env.MINTLIFY_API_KEY?.trim();
+  if (!raw) return undefined;
+  // The message never repeats the value: it is a secret even when malformed.
+  if (!/^mint_[A-Za-z0-9_-]+$/.test(raw)) {
+    throw new ConfigError('MINTLIFY_API_KEY', 'must be a Mintlify admin key starting with "mint_"');
+  }
+  return raw;
+}
+
+function optionalUrl(env: Env, key: string, protocols: string[]): string | undefined {
+  const raw = env[key]?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(key, 'not a URL');
+  }
+  if (!protocols.includes(url.protocol)) throw new ConfigError(key, `expected ${protocols.join(' or ')} URL, got ${url.protocol}`);
+  return raw;
+}
+
+/** Parses the environment into resolved settings; throws `ConfigError` naming the first bad key. */
+export function loadConfig(env: Env = process.env): MintpipeConfig {
+  const logLevel = text(env, 'LOG_LEVEL', 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  const projects = text(env, 'MINTPIPE_PROJECTS', '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  const dashboardToken = env.MINTPIPE_DASHBOARD_TOKEN?.trim() || undefined;
+  const database = text(env, 'CLICKHOUSE_DATABASE', 'mintpipe');
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new ConfigError('CLICKHOUSE_DATABASE', `not a database name: "${database}"`);
+  const queuePrefix = text(env, 'MINTPIPE_QUEUE_PREFIX', 'mintpipe');
+  if (!/^[A-Za-z0-9_.-]+$/.test(queuePrefix)) throw new ConfigError('MINTPIPE_QUEUE_PREFIX', `letters, digits, _ . - only, got "${queuePrefix}"`);
+  const pollInitialMs = duration(env, 'MINTPIPE_POLL_INITIAL', 2000);
+  const pollMaxMs = duration(env, 'MINTPIPE_POLL_MAX', 60_000);
+  if (pollMaxMs < pollInitialMs) throw new ConfigError('MINTPIPE_POLL_MAX', 'must not be less than MINTPIPE_POLL_INITIAL');
+
+  return {
+    api: {
+      url: apiUrl(env),
+      key: apiKey(env),
+      timeoutMs: duration(env, 'MINTPIPE_HTTP_TIMEOUT', 30_000),
+      retryAttempts: integer(env, 'MINTPIPE_RETRY_ATTEMPTS', 6, 1, 100),
+      retryMaxTotalMs: duration(env, 'MINTPIPE_RETRY_MAX_TIME', 300_000),
+    },
+    redis: { url: optionalUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) },
+    clickhouse: {
+      url: optionalUrl(env, 'CLICKHOUSE_URL', ['http:', 'https:']),
+      user: text(env, 'CLICKHOUSE_USER', 'default'),
+      password: env.CLICKHOUSE_PASSWORD ?? '',
+      database,
+    },
+    dataDir: resolve(text(env, 'MINTPIPE_DATA_DIR', './.data')),
+    logLevel: logLevel as MintpipeConfig['logLevel'],
+    analyticsRate: rate(env, 'MINTPIPE_ANALYTICS_RATE', '100/1h'),
+    messageRate: rate(env, 'MINTPIPE_MESSAGE_RATE', '100/1h'),
+    queuePrefix,
+    export: {
+      projects,
+      cron: text(env, 'MINTPIPE_SCHEDULE_CRON', '0 2 * * *'),
+      timezone: text(env, 'MINTPIPE_SCHEDULE_TZ', 'UTC'),
+      reexportDays: integer(env, 'MINTPIPE_REEXPORT_DAYS', 3, 0, 90),
+      weekly: flag(env, 'MINTPIPE_SCHEDULE_WEEKLY', false),
+      monthly: flag(env, 'MINTPIPE_SCHEDULE_MONTHLY', false),
+      concurrency: integer(env, 'MINTPIPE_EXPORT_CONCURRENCY', 4, 1, 64),
+      prefetchPages: integer(env, 'MINTPIPE_PREFETCH_PAGES', 16, 1, 64),
+      batchRows: integer(env, 'MINTPIPE_BATCH_ROWS', 5000, 250, 1_000_000),
+      maxPages: integer(env, 'MINTPIPE_MAX_PAGES', 20_000, 1),
+      unstableRetries: integer(env, 'MINTPIPE_UNSTABLE_RETRIES', 2, 0, 10),
+    },
+    prompts: {
+      concurrency: integer(env, 'MINTPIPE_PROMPT_CONCURRENCY', 8, 1, 256),
+      pollInitialMs,
+      pollMaxMs,
+      deadlineMs: duration(env, 'MINTPIPE_PROMPT_DEADLINE', 7_200_000),
+      maxPromptBytes: integer(env, 'MINTPIPE_PROMPT_MAX_BYTES', 32_768, 1, 10_000_000),
+    },
+    dashboard: {
+      host: text(env, 'MINTPIPE_DASHBOARD_HOST', '127.0.0.1'),
+      port: integer(env, 'MINTPIPE_DASHBOARD_PORT', 3000, 0, 65_535),
+      token: dashboardToken,
+    },
+    shutdownGraceMs: duration(env, 'MINTPIPE_SHUTDOWN_GRACE', 30_000),
+  };
+}
