@@ -1,18 +1,18 @@
 /**
  * Starts one real redis-server on a free port for the whole test run (tests isolate themselves
- * with random queue prefixes) and exposes its URL as `REDIS_URL` to every test file.
+ * with random queue prefixes) and exposes its URL as `REDIS_URL` to every test file (forked test
+ * processes inherit the environment).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestProject } from 'vitest/node';
 import { freePort, waitForRedis } from '../helpers/ports.js';
 
 let redis: ChildProcess | undefined;
 let dir: string | undefined;
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export default async function setup(): Promise<() => Promise<void>> {
   dir = mkdtempSync(join(tmpdir(), 'mintpipe-test-redis-'));
   const port = await freePort();
   redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
@@ -23,16 +23,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   });
   const url = `redis://127.0.0.1:${port}`;
   await waitForRedis(url, 10_000);
-  project.provide('redisUrl', url);
   process.env.REDIS_URL = url;
   return async () => {
     redis?.kill('SIGTERM');
     if (dir) rmSync(dir, { recursive: true, force: true });
   };
-}
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    redisUrl: string;
-  }
 }
