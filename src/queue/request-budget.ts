@@ -1,0 +1,129 @@
+/**
+ * A request budget shared by every worker through Redis: at most `limit` requests in ANY span of
+ * `windowMs` (a sliding window), which also keeps under a server that counts fixed windows. A 429
+ * caused by someone else pauses the whole budget until its Retry-After has passed.
+ *
+ * Callers never sleep on it: `tryTake()` either grants one request now or says how long to wait,
+ * so a queue job can delay itself and free its worker slot.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { RateLimit } from '../../config/index.js';
+
+// Time comes from Redis (TIME) so workers on machines with skewed clocks agree.
+const TAKE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
+if paused > now then return paused - now end
+local span = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], span)
+  return 0
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return math.max(1, tonumber(oldest[2]) + span - now)
+`;
+
+const PAUSE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local untilMs = now + tonumber(ARGV[1])
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if untilMs > current then redis.call('SET', KEYS[1], untilMs, 'PX', tonumber(ARGV[1])) end
+return untilMs
+`;
+
+const USAGE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]))
+local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
+return { redis.call('ZCARD', KEYS[1]), math.max(0, paused - now) }
+`;
+
+export type TakeResult = { granted: true } | { granted: false; waitMs: number };
+
+export interface BudgetUsage {
+  used: number;
+  limit: number | null;
+  windowMs: number | null;
+  pausedForMs: number;
+}
+
+export interface RequestBudgetOptions {
+  /** Redis key prefix, e.g. `mintpipe:budget:analytics`. */
+  key: string;
+  /** The limit; null turns pacing off (only a 429 pause holds requests back). */
+  rate: RateLimit | null;
+  /**
+   * Extra time a request keeps its slot, absorbing network jitter between our clock and the
+   * server's count. @default 2% of the window, between 50 ms and 1 s
+   */
+  marginMs?: number;
+}
+
+export class RequestBudget {
+  readonly rate: RateLimit | null;
+  private readonly spanMs: number;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly options: RequestBudgetOptions,
+  ) {
+    this.rate = options.rate;
+    const windowMs = options.rate?.windowMs ?? 0;
+    this.spanMs = windowMs + (options.marginMs ?? Math.min(1000, Math.max(50, Math.round(windowMs * 0.02))));
+  }
+
+  get limited(): boolean {
+    return this.rate !== null;
+  }
+
+  /** Grants one request now, or returns how long until one may be granted. */
+  async tryTake(): Promise<TakeResult> {
+    if (!this.rate) {
+      // Pacing is off, but a 429 from upstream still pauses everyone until its Retry-After.
+      const pausedForMs = await this.redis.pttl(this.pauseKey);
+      return pausedForMs > 0 ? { granted: false, waitMs: pausedForMs } : { granted: true };
+    }
+    const waitMs = Number(
+      await this.redis.eval(TAKE_SCRIPT, 2, this.zsetKey, this.pauseKey, this.rate.limit, this.spanMs, randomUUID()),
+    );
+    return waitMs <= 0 ? { granted: true } : { granted: false, waitMs };
+  }
+
+  /** Stops every taker of this budget for `ms` (a 429 from upstream: someone else used it). */
+  async pause(ms: number): Promise<void> {
+    await this.redis.eval(PAUSE_SCRIPT, 1, this.pauseKey, Math.max(1, Math.ceil(ms)));
+  }
+
+  async usage(): Promise<BudgetUsage> {
+    if (!this.rate) {
+      const pausedForMs = Math.max(0, await this.redis.pttl(this.pauseKey));
+      return { used: 0, limit: null, windowMs: null, pausedForMs };
+    }
+    const [used, pausedForMs] = (await this.redis.eval(USAGE_SCRIPT, 2, this.zsetKey, this.pauseKey, this.spanMs)) as [number, number];
+    return { used: Number(used), limit: this.rate.limit, windowMs: this.rate.windowMs, pausedForMs: Number(pausedForMs) };
+  }
+
+  private get zsetKey(): string {
+    return `${this.options.key}:taken`;
+  }
+
+  private get pauseKey(): string {
+    return `${this.options.key}:paused-until`;
+  }
+}
+
+/** The organization-wide analytics budget (all analytics endpoints share it). */
+export function analyticsBudget(redis: Redis, prefix: string, rate: RateLimit | null): RequestBudget {
+  return new RequestBudget(redis, { key: `${prefix}:budget:analytics`, rate });
+}
+
+/** The per-project message budget. */
+export function messageBudget(redis: Redis, prefix: string, projectId: string, rate: RateLimit | null): RequestBudget {
+  return new RequestBudget(redis, { key: `${prefix}:budget:messages:${encodeURIComponent(projectId)}`, rate });
+}
