@@ -1,0 +1,63 @@
+/**
+ * Export windows: one (project, dateFrom, dateTo) each, `dateTo` exclusive as the API's. Unique
+ * visitors are not additive, so a week or a month is its own window, never a sum of days.
+ */
+import { UsageError } from '../errors.js';
+import { addDays, daysBetween, isoWeekday, nextMonthStart, parseDay } from './dates.js';
+
+export const GRAINS = ['day', 'week', 'month', 'range'] as const;
+export type Grain = (typeof GRAINS)[number];
+
+/** Why a window is exported; nightly work goes before re-exports and backfills. */
+export type WindowKind = 'nightly' | 'reexport' | 'manual';
+
+export interface ExportWindow {
+  projectId: string;
+  dateFrom: string;
+  dateTo: string;
+}
+
+/** Longest range `export` accepts in one command (a guard against typos like 2062). */
+export const MAX_RANGE_DAYS = 3660;
+
+export function parseGrain(text: string): Grain {
+  if ((GRAINS as readonly string[]).includes(text)) return text as Grain;
+  throw new UsageError(`--grain: expected one of ${GRAINS.join(', ')}, got "${text}"`);
+}
+
+/** Validates a project id as given on the command line or in a file. */
+export function parseProjectId(text: string, input: string): string {
+  const id = text.trim();
+  if (id === '') throw new UsageError(`${input}: project id is empty`);
+  if (id.length > 200 || /[\u0000-\u001f]/.test(id)) throw new UsageError(`${input}: not a project id: "${id.slice(0, 40)}"`);
+  return id;
+}
+
+/**
+ * Splits [from, to) into windows of a grain: `day` each day; `week` calendar weeks (Monday to
+ * Monday) and `month` calendar months, both cut at the range's ends; `range` the whole range.
+ */
+export function planWindows(projectId: string, fromText: string, toText: string, grain: Grain): ExportWindow[] {
+  const from = parseDay(fromText, '--from');
+  const to = parseDay(toText, '--to');
+  if (to <= from) throw new UsageError(`--to: ${to} must be after --from ${from} (--to is exclusive)`);
+  if (daysBetween(from, to) > MAX_RANGE_DAYS) throw new UsageError(`--to: range of ${daysBetween(from, to)} days is longer than ${MAX_RANGE_DAYS}`);
+  if (grain === 'range') return [{ projectId, dateFrom: from, dateTo: to }];
+  const windows: ExportWindow[] = [];
+  let start = from;
+  while (start < to) {
+    let end: string;
+    if (grain === 'day') end = addDays(start, 1);
+    else if (grain === 'week') end = addDays(start, 8 - isoWeekday(start));
+    else end = nextMonthStart(start);
+    if (end > to) end = to;
+    windows.push({ projectId, dateFrom: start, dateTo: end });
+    start = end;
+  }
+  return windows;
+}
+
+/** A stable key for a window, used for de-duplication of in-flight jobs. */
+export function windowKey(window: ExportWindow): string {
+  return `${encodeURIComponent(window.projectId)}|${window.dateFrom}|${window.dateTo}`;
+}
