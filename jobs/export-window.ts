@@ -1,0 +1,63 @@
+/**
+ * Processor of `window` jobs: runs src/export/export-window.ts for the job's window, saving its
+ * checkpoint in the job, and maps the outcome to queue control: a spent budget becomes a delayed
+ * job (no worker held), an integrity or auth failure fails the job for good, anything else is
+ * retried by BullMQ with backoff and resumes from the checkpoint.
+ */
+import { DelayedError, type Job } from 'bullmq';
+import type { ExportJobData } from '../src/export/enqueue.js';
+import { exportWindow, type ExportDeps } from '../src/export/export-window.js';
+import { toQueueError } from '../src/queue/job-control.js';
+import { recordRunEvent } from '../src/warehouse/index.js';
+
+export interface WindowJobResult {
+  runId: string;
+  rows: number;
+  pages: number;
+  requests: number;
+}
+
+export function createWindowProcessor(deps: ExportDeps) {
+  return async function processWindow(job: Job<ExportJobData>, token?: string): Promise<WindowJobResult> {
+    const data = job.data;
+    const logger = deps.logger.child({ queue: job.queueName, jobId: job.id, project: data.projectId, window: `${data.dateFrom}..${data.dateTo}` });
+    try {
+      const outcome = await exportWindow({ ...deps, logger }, { ...data, checkpoint: data.checkpoint }, {
+        checkpoint: async (checkpoint) => {
+          await job.updateData({ ...job.data, checkpoint });
+        },
+        progress: async (cp) => {
+          await job.updateProgress({ rows: cp.rows, pages: cp.pages, requests: cp.requests, offset: cp.offset });
+        },
+      });
+      if (outcome.kind === 'waiting') {
+        await job.moveToDelayed(Date.now() + outcome.waitMs, token);
+        throw new DelayedError();
+      }
+      await job.updateProgress({ rows: outcome.rows, pages: outcome.pages, requests: outcome.requests, done: true });
+      return { runId: outcome.runId, rows: outcome.rows, pages: outcome.pages, requests: outcome.requests };
+    } catch (err) {
+      if (err instanceof DelayedError) throw err;
+      const queueError = toQueueError(err);
+      const final = queueError.unrecoverable || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const cp = job.data.checkpoint;
+      if (final) {
+        await recordRunEvent(deps.warehouse, {
+          runId: cp?.runId ?? data.runId,
+          projectId: data.projectId,
+          dateFrom: data.dateFrom,
+          dateTo: data.dateTo,
+          kind: data.kind,
+          status: 'failed',
+          pages: cp?.pages ?? 0,
+          rows: cp?.rows ?? 0,
+          requests: cp?.requests ?? 0,
+          error: queueError.error.message,
+          startedAt: cp?.startedAt ?? new Date(job.timestamp).toISOString(),
+        }).catch((recordErr: unknown) => logger.error({ event: 'record_failed_run_failed', err: recordErr }, 'could not record the failed run'));
+      }
+      logger.warn({ event: 'export_failed', final, err: queueError.error }, 'window export failed');
+      throw queueError.error;
+    }
+  };
+}
