@@ -1,0 +1,213 @@
+/**
+ * The Mintlify API client: three operations, each response validated, failures mapped to typed
+ * errors, and one explicit retry loop (ky's own retry is off) so the rules are exact:
+ * reads retry anything transient; the message POST retries only what proves it was not taken.
+ */
+import ky, { type KyInstance } from 'ky';
+import { pino } from 'pino';
+import type { z } from 'zod';
+import type { Logger } from '../logger.js';
+import { UsageError } from '../errors.js';
+import { abortableSleep } from './abortable-sleep.js';
+import type { ApiEvent } from './api-event.js';
+import type { ApiOperation } from './api-operation.js';
+import type { CallOptions, MintlifyClientOptions, VisitorsQuery } from './client-options.js';
+import { errorFromFetchFailure } from './error-from-fetch-failure.js';
+import { errorFromResponse } from './error-from-response.js';
+import { AmbiguousSendError, InvalidRequestError, MintlifyApiError, TimeoutError } from './errors/index.js';
+import { parseBody } from './parse-body.js';
+import { pathSegment } from './path-segment.js';
+import { DEFAULT_RETRY_AFTER_MS } from './retry-after.js';
+import { backoffDelayMs, resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
+import { isRetryableRead, isRetryableSend, provesNotSent, serverRequestedWaitMs } from './retry-rules.js';
+import { agentJobSchema, visitorsPageSchema, type AgentJob, type VisitorsPage } from './schemas.js';
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_LIMIT = 250;
+
+interface ApiRequest<S extends z.ZodType> {
+  op: ApiOperation;
+  /** Log context only (ids are not secret). */
+  context: { project: string; job?: string };
+  method: 'get' | 'post';
+  /** Relative to baseUrl, already encoded. */
+  path: string;
+  searchParams?: URLSearchParams;
+  json?: unknown;
+  schema: S;
+}
+
+export class MintlifyClient {
+  readonly #http: KyInstance;
+  readonly #timeoutMs: number;
+  readonly #retry: RetryPolicy;
+  readonly #defaultRetryAfterMs: number;
+  readonly #logger: Logger;
+  readonly #onEvent: ((event: ApiEvent) => void) | undefined;
+
+  constructor(options: MintlifyClientOptions) {
+    let base: URL;
+    try {
+      base = new URL(options.baseUrl);
+    } catch {
+      throw new UsageError(`baseUrl: expected an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
+    }
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+      throw new UsageError(`baseUrl: expected an http(s) URL, got ${base.protocol}`);
+    }
+    if (!options.apiKey) throw new UsageError('apiKey: missing');
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#retry = resolveRetryPolicy(options.retry);
+    this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+    this.#logger = options.logger ?? pino({ enabled: false });
+    this.#onEvent = options.onEvent;
+    // The key lives only inside this ky instance (a private field), so it cannot be serialized.
+    this.#http = ky.create({
+      prefixUrl: base.href,
+      headers: { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' },
+      retry: 0,
+      // Our own per-attempt timeout covers reading the body too; ky's stops at the headers.
+      timeout: false,
+      throwHttpErrors: false,
+      // A redirect would turn the POST into a GET; report it instead of following.
+      redirect: 'manual',
+    });
+  }
+
+  /** One page of visitors of `projectId` in [dateFrom, dateTo). */
+  async getVisitors(projectId: string, query: VisitorsQuery, call?: CallOptions): Promise<VisitorsPage> {
+    const op = 'getVisitors';
+    const project = pathSegment(op, 'projectId', projectId);
+    const refuse = (serverMessage: string): never => {
+      throw new InvalidRequestError({ op, serverMessage });
+    };
+    if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > MAX_LIMIT) refuse(`limit: expected an integer 1–${MAX_LIMIT}, got ${query.limit}`);
+    if (!Number.isInteger(query.offset) || query.offset < 0) refuse(`offset: expected an integer >= 0, got ${query.offset}`);
+    if (!query.dateFrom) refuse('dateFrom: missing');
+    if (!query.dateTo) refuse('dateTo: missing');
+    const searchParams = new URLSearchParams({
+      dateFrom: query.dateFrom,
+      dateTo: query.dateTo,
+      limit: String(query.limit),
+      offset: String(query.offset),
+    });
+    return this.#execute(
+      { op, context: { project: projectId }, method: 'get', path: `v1/analytics/${project}/visitors`, searchParams, schema: visitorsPageSchema },
+      call,
+    );
+  }
+
+  /**
+   * Sends a follow-up prompt to an agent job. Not idempotent: retried only after a 429 or a
+   * connection that was never made; any failure that may have reached the server (5xx, timeout,
+   * reset, malformed 200 body) is an AmbiguousSendError and is never retried.
+   */
+  async sendMessage(projectId: string, jobId: string, prompt: string, call?: CallOptions): Promise<AgentJob> {
+    const op = 'sendMessage';
+    const path = `v2/agent/${pathSegment(op, 'projectId', projectId)}/job/${pathSegment(op, 'jobId', jobId)}/message`;
+    if (typeof prompt !== 'string' || prompt.length === 0) throw new InvalidRequestError({ op, serverMessage: 'prompt: empty' });
+    return this.#execute(
+      { op, context: { project: projectId, job: jobId }, method: 'post', path, json: { prompt }, schema: agentJobSchema },
+      call,
+    );
+  }
+
+  async getAgentJob(projectId: string, jobId: string, call?: CallOptions): Promise<AgentJob> {
+    const op = 'getAgentJob';
+    const path = `v2/agent/${pathSegment(op, 'projectId', projectId)}/job/${pathSegment(op, 'jobId', jobId)}`;
+    return this.#execute({ op, context: { project: projectId, job: jobId }, method: 'get', path, schema: agentJobSchema }, call);
+  }
+
+  async #execute<S extends z.ZodType>(request: ApiRequest<S>, call: CallOptions = {}): Promise<z.output<S>> {
+    const policy = call.retry === false ? { ...this.#retry, attempts: 1 } : resolveRetryPolicy(this.#retry, call.retry);
+    const isSend = request.method === 'post';
+    // Time spent in attempts and waits; budget waits inside beforeAttempt are not failures.
+    let spentMs = 0;
+    for (let attempt = 1; ; attempt++) {
+      call.signal?.throwIfAborted();
+      await call.beforeAttempt?.(attempt);
+      call.signal?.throwIfAborted();
+      const startedAt = performance.now();
+      let failure: MintlifyApiError;
+      try {
+        const { value, status } = await this.#attempt(request, call.signal);
+        this.#report(request, { op: request.op, attempt, status, durationMs: performance.now() - startedAt, outcome: 'ok' });
+        return value;
+      } catch (caught) {
+        const durationMs = performance.now() - startedAt;
+        if (!(caught instanceof MintlifyApiError)) {
+          // The caller aborted mid-attempt: a send may already be on the server.
+          this.#report(request, { op: request.op, attempt, durationMs, outcome: 'error', reason: 'aborted' });
+          throw isSend ? new AmbiguousSendError({ cause: caught }) : caught;
+        }
+        failure = caught;
+        failure.attempts = attempt;
+        spentMs += durationMs;
+        const event = { op: request.op, attempt, status: failure.status, durationMs, reason: failure.reason };
+        if (failure.status === 429) {
+          await call.onRateLimited?.(serverRequestedWaitMs(failure));
+        }
+        const retryable = isSend ? isRetryableSend(failure) : isRetryableRead(failure);
+        const delayMs = Math.max(backoffDelayMs(policy, attempt - 1), serverRequestedWaitMs(failure));
+        if (!retryable || attempt >= policy.attempts || spentMs + delayMs > policy.maxTotalMs) {
+          this.#report(request, { ...event, outcome: 'error' });
+          throw isSend && !provesNotSent(failure) ? new AmbiguousSendError({ cause: failure }) : failure;
+        }
+        this.#report(request, { ...event, outcome: 'retry' });
+        this.#logger.warn(
+          { event: 'api.retry', op: request.op, ...request.context, attempt, status: failure.status, reason: failure.reason, delayMs, error: failure.message },
+          'api retry',
+        );
+        await abortableSleep(delayMs, call.signal);
+        spentMs += delayMs;
+      }
+    }
+  }
+
+  /** One HTTP exchange, body included, within timeoutMs. Throws MintlifyApiError, or the caller's abort reason. */
+  async #attempt<S extends z.ZodType>(request: ApiRequest<S>, callerSignal?: AbortSignal): Promise<{ value: z.output<S>; status: number }> {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.#timeoutMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
+    try {
+      const response = await this.#http(request.path, {
+        method: request.method,
+        searchParams: request.searchParams,
+        json: request.json,
+        signal,
+      });
+      const bodyText = await response.text();
+      if (!response.ok) {
+        throw errorFromResponse({
+          op: request.op,
+          status: response.status,
+          retryAfterHeader: response.headers.get('retry-after'),
+          bodyText,
+          defaultRetryAfterMs: this.#defaultRetryAfterMs,
+        });
+      }
+      return { value: parseBody(request.op, response.status, bodyText, request.schema), status: response.status };
+    } catch (error) {
+      if (error instanceof MintlifyApiError) throw error;
+      if (callerSignal?.aborted) throw callerSignal.reason;
+      if (timeout.signal.aborted) throw new TimeoutError({ op: request.op, timeoutMs: this.#timeoutMs });
+      throw errorFromFetchFailure(request.op, error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #report(request: ApiRequest<z.ZodType>, event: ApiEvent): void {
+    const ms = Math.round(event.durationMs);
+    this.#logger.debug(
+      { event: 'api.attempt', op: event.op, ...request.context, attempt: event.attempt, status: event.status, ms, outcome: event.outcome, reason: event.reason },
+      'api attempt',
+    );
+    try {
+      this.#onEvent?.(event);
+    } catch (error) {
+      // A broken metrics subscriber must not turn a sent message into a failed call.
+      this.#logger.error({ event: 'api.on_event_failed', op: event.op, err: error }, 'onEvent threw');
+    }
+  }
+}

@@ -1,0 +1,10 @@
+export { MintlifyApiError, type MintlifyApiErrorOptions } from './mintlify-api-error.js';
+export { AuthError } from './auth-error.js';
+export { NotFoundError } from './not-found-error.js';
+export { InvalidRequestError } from './invalid-request-error.js';
+export { RateLimitedError } from './rate-limited-error.js';
+export { ServerError } from './server-error.js';
+export { NetworkError } from './network-error.js';
+export { TimeoutError } from './timeout-error.js';
+export { InvalidResponseError } from './invalid-response-error.js';
+export { AmbiguousSendError } from './ambiguous-send-error.js';
