@@ -1,0 +1,36 @@
+/** Shared plumbing of CLI commands: settings, logger, a runtime closed on exit or Ctrl-C. */
+import { loadConfig, type MintpipeConfig } from '../../config/index.js';
+import { createLogger, type Logger } from '../logger.js';
+import { Runtime } from './runtime.js';
+
+export interface CommandContext {
+  config: MintpipeConfig;
+  logger: Logger;
+}
+
+/** Parses the environment once (refusals are ConfigErrors, exit 2) and makes the logger. */
+export function loadContext(env: Record<string, string | undefined> = process.env): CommandContext {
+  const config = loadConfig(env);
+  return { config, logger: createLogger({ level: config.logLevel }) };
+}
+
+/**
+ * Runs `body` with an open runtime and closes it afterwards, also on SIGINT/SIGTERM (then exits
+ * 130/143), so a one-shot command leaves nothing running.
+ */
+export async function withRuntime<T>(context: CommandContext, body: (runtime: Runtime) => Promise<T>): Promise<T> {
+  const runtime = await Runtime.open(context);
+  const onSignal = (signal: NodeJS.Signals) => {
+    context.logger.info({ event: 'signal', signal }, 'stopping');
+    void runtime.close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await body(runtime);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await runtime.close();
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * What a command needs, brought up lazily and torn down in reverse order: Redis (REDIS_URL or the
+ * private server), queues, the warehouse (embedded or server), the API client, in-process workers.
+ * A one-shot command opens a Runtime, uses what it needs, and closes it: nothing is left running.
+ */
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { MintpipeConfig } from '../../config/index.js';
+import { MintlifyClient, type ApiEvent } from '../api/index.js';
+import { UsageError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { acquireRedis, type RedisHandle } from '../queue/private-redis.js';
+import { openQueue, type QueueName } from '../queue/queues.js';
+import { createRedisConnection } from '../queue/redis-connection.js';
+import { startWorkers, type WorkerSet } from '../queue/workers.js';
+import { openWarehouse, type Warehouse } from '../warehouse/index.js';
+
+export interface RuntimeOptions {
+  config: MintpipeConfig;
+  logger: Logger;
+  /** Called for every API attempt (metrics). */
+  onApiEvent?: (event: ApiEvent) => void;
+}
+
+export class Runtime {
+  private readonly queues = new Map<QueueName, Queue>();
+  private readonly cleanups: Array<() => Promise<void> | void> = [];
+  private connection: Redis | undefined;
+  private warehousePromise: Promise<Warehouse> | undefined;
+  private apiClient: MintlifyClient | undefined;
+  private workers: WorkerSet | undefined;
+  private closed = false;
+
+  private constructor(
+    readonly config: MintpipeConfig,
+    readonly logger: Logger,
+    private readonly redisHandle: RedisHandle,
+    private readonly onApiEvent?: (event: ApiEvent) => void,
+  ) {}
+
+  static async open(options: RuntimeOptions): Promise<Runtime> {
+    const handle = await acquireRedis({ url: options.config.redis.url, dataDir: options.config.dataDir, logger: options.logger });
+    return new Runtime(options.config, options.logger, handle, options.onApiEvent);
+  }
+
+  get redisUrl(): string {
+    return this.redisHandle.url;
+  }
+
+  /** One shared connection for queues and plain commands. */
+  get redis(): Redis {
+    this.connection ??= createRedisConnection(this.redisHandle.url, 'mintpipe');
+    return this.connection;
+  }
+
+  queue(name: QueueName): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = openQueue(name, this.redis, this.config.queuePrefix);
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  /** The warehouse, opened once per process (the embedded engine allows one process per data dir). */
+  warehouse(): Promise<Warehouse> {
+    const opening = this.warehousePromise ?? openWarehouse({
+      url: this.config.clickhouse.url,
+      user: this.config.clickhouse.user,
+      password: this.config.clickhouse.password,
+      database: this.config.clickhouse.database,
+      dataDir: this.config.dataDir,
+      logger: this.logger,
+    });
+    this.warehousePromise = opening;
+    return opening;
+  }
+
+  /** The API client; refuses when no key is configured. */
+  client(): MintlifyClient {
+    if (!this.apiClient) {
+      const key = this.config.api.key;
+      if (!key) throw new UsageError('MINTLIFY_API_KEY is not set (an admin key starting with "mint_"; `mintpipe start` without one runs against the built-in emulator)');
+      this.apiClient = new MintlifyClient({
+        baseUrl: this.config.api.url,
+        apiKey: key,
+        timeoutMs: this.config.api.timeoutMs,
+        retry: { attempts: this.config.api.retryAttempts, maxTotalMs: this.config.api.retryMaxTotalMs },
+        logger: this.logger,
+        onEvent: this.onApiEvent,
+      });
+    }
+    return this.apiClient;
+  }
+
+  /** True when some worker process is connected to the queue. */
+  async hasWorkers(name: QueueName): Promise<boolean> {
+    return (await this.queue(name).getWorkersCount()) > 0;
+  }
+
+  /**
+   * Makes sure the queues are worked: uses running workers when each queue has some, otherwise
+   * starts in-process workers for all of them. Returns true when it started them.
+   */
+  async ensureWorkers(names: QueueName[]): Promise<boolean> {
+    if (this.workers) return false;
+    const missing: QueueName[] = [];
+    for (const name of names) if (!(await this.hasWorkers(name))) missing.push(name);
+    if (missing.length === 0) return false;
+    await this.startWorkers(missing);
+    return true;
+  }
+
+  async startWorkers(names: QueueName[]): Promise<WorkerSet> {
+    if (this.workers) return this.workers;
+    this.workers = await startWorkers({
+      names,
+      config: this.config,
+      logger: this.logger,
+      redisUrl: this.redisUrl,
+      queue: (name) => this.queue(name),
+      redis: this.redis,
+      warehouse: await this.warehouse(),
+      client: this.client(),
+    });
+    return this.workers;
+  }
+
+  onClose(fn: () => Promise<void> | void): void {
+    this.cleanups.push(fn);
+  }
+
+  /** Closes everything this runtime opened, last opened first; safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const steps: Array<() => Promise<void> | void> = [
+      ...this.cleanups.reverse(),
+      async () => this.workers?.close(),
+      async () => {
+        await Promise.all([...this.queues.values()].map((q) => q.close()));
+      },
+      async () => {
+        if (this.warehousePromise) await (await this.warehousePromise.catch(() => undefined))?.close();
+      },
+      async () => {
+        if (this.connection) await this.connection.quit().catch(() => this.connection?.disconnect());
+      },
+      () => this.redisHandle.release(),
+    ];
+    for (const step of steps) {
+      try {
+        await step();
+      } catch (err) {
+        this.logger.warn({ event: 'close_step_failed', err }, 'a resource did not close cleanly');
+      }
+    }
+  }
+}

@@ -1,0 +1,58 @@
+/** Follows window jobs to their end, showing progress; reads only Redis (works with remote workers). */
+import type { Queue } from 'bullmq';
+import type { EnqueuedWindow } from '../export/enqueue.js';
+import { ProgressDisplay } from './progress-display.js';
+
+export interface WindowResult {
+  projectId: string;
+  dateFrom: string;
+  dateTo: string;
+  jobId: string;
+  state: string;
+  rows?: number;
+  pages?: number;
+  requests?: number;
+  error?: string;
+}
+
+interface ProgressData {
+  rows?: number;
+  pages?: number;
+}
+
+export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], pollMs = 250): Promise<WindowResult[]> {
+  const display = new ProgressDisplay();
+  const results = new Map<string, WindowResult>();
+  try {
+    while (results.size < enqueued.length) {
+      for (const e of enqueued) {
+        if (results.has(e.jobId)) continue;
+        const label = `${e.window.projectId} ${e.window.dateFrom}..${e.window.dateTo}`;
+        const job = await queue.getJob(e.jobId);
+        const base = { projectId: e.window.projectId, dateFrom: e.window.dateFrom, dateTo: e.window.dateTo, jobId: e.jobId };
+        if (!job) {
+          results.set(e.jobId, { ...base, state: 'missing', error: 'job no longer in the queue' });
+          continue;
+        }
+        const state = await job.getState();
+        const progress = (typeof job.progress === 'object' ? job.progress : {}) as ProgressData;
+        if (state === 'completed') {
+          const value = job.returnvalue as { rows: number; pages: number; requests: number };
+          results.set(e.jobId, { ...base, state, rows: value?.rows, pages: value?.pages, requests: value?.requests });
+          display.update(label, { done: true, detail: `done ${value?.rows ?? 0} rows` });
+        } else if (state === 'failed') {
+          results.set(e.jobId, { ...base, state, error: job.failedReason });
+          display.update(label, { done: true, detail: `failed: ${job.failedReason}` });
+        } else {
+          const waitS = state === 'delayed' ? Math.max(0, Math.ceil((job.timestamp + (job.delay ?? 0) - Date.now()) / 1000)) : 0;
+          const detail = state === 'delayed' ? `waiting ${waitS}s (budget or retry), ${progress.rows ?? 0} rows` : `${state} ${progress.rows ?? 0} rows`;
+          display.update(label, { done: false, detail });
+        }
+      }
+      if (results.size < enqueued.length) await new Promise((r) => setTimeout(r, pollMs));
+    }
+  } finally {
+    display.stop();
+  }
+  return enqueued.map((e) => results.get(e.jobId)!);
+}

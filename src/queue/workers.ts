@@ -1,0 +1,116 @@
+/**
+ * BullMQ workers for mintpipe's queues, wired to their processors in jobs/. Closing waits for
+ * in-flight jobs (up to the grace period), then force-closes: a job cut off is released to the
+ * queue as stalled and resumed from its checkpoint by the next worker.
+ */
+import { Worker, type Job, type Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { MintpipeConfig } from '../../config/index.js';
+import { createPlanNightlyProcessor, PLAN_NIGHTLY_JOB } from '../../jobs/plan-nightly.js';
+import { createPromptProcessor } from '../../jobs/prompt.js';
+import { createWindowProcessor } from '../../jobs/export-window.js';
+import type { MintlifyClient } from '../api/index.js';
+import type { ExportObserver } from '../export/export-window.js';
+import type { Logger } from '../logger.js';
+import type { PromptObserver } from '../prompts/index.js';
+import type { Warehouse } from '../warehouse/index.js';
+import { QUEUE_NAMES, type QueueName } from './queues.js';
+import { createRedisConnection } from './redis-connection.js';
+import { analyticsBudget } from './request-budget.js';
+
+export interface WorkerDeps {
+  names: QueueName[];
+  config: MintpipeConfig;
+  logger: Logger;
+  redisUrl: string;
+  redis: Redis;
+  queue: (name: QueueName) => Queue;
+  warehouse: Warehouse;
+  client: MintlifyClient;
+  exportObserver?: ExportObserver;
+  promptObserver?: PromptObserver;
+  /** BullMQ lock settings (tests lower them to see stalled jobs quickly). */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+}
+
+export interface WorkerSet {
+  workers: Worker[];
+  close(): Promise<void>;
+}
+
+export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
+  const { config, logger } = deps;
+  const workers: Worker[] = [];
+  const connections: Redis[] = [];
+  const common = (name: string) => {
+    const connection = createRedisConnection(deps.redisUrl, `mintpipe-worker-${name}`);
+    connections.push(connection);
+    return {
+      connection,
+      prefix: config.queuePrefix,
+      lockDuration: deps.lockDurationMs ?? 60_000,
+      stalledInterval: deps.stalledIntervalMs ?? 30_000,
+      maxStalledCount: 5,
+    };
+  };
+
+  if (deps.names.includes(QUEUE_NAMES.export)) {
+    const exportQueue = deps.queue(QUEUE_NAMES.export);
+    const processWindow = createWindowProcessor({
+      client: deps.client,
+      warehouse: deps.warehouse,
+      budget: analyticsBudget(deps.redis, config.queuePrefix, config.analyticsRate),
+      logger,
+      settings: config.export,
+      observer: deps.exportObserver,
+    });
+    const planNightly = createPlanNightlyProcessor({ queue: exportQueue, settings: config.export, logger });
+    workers.push(
+      new Worker(
+        QUEUE_NAMES.export,
+        async (job: Job, token?: string) => (job.name === PLAN_NIGHTLY_JOB ? planNightly(job) : processWindow(job, token)),
+        { ...common('export'), concurrency: config.export.concurrency },
+      ),
+    );
+  }
+  if (deps.names.includes(QUEUE_NAMES.prompts)) {
+    const processPrompt = createPromptProcessor({
+      client: deps.client,
+      warehouse: deps.warehouse,
+      redis: deps.redis,
+      queue: deps.queue(QUEUE_NAMES.prompts),
+      config,
+      logger,
+      observer: deps.promptObserver,
+    });
+    workers.push(new Worker(QUEUE_NAMES.prompts, processPrompt, { ...common('prompts'), concurrency: config.prompts.concurrency }));
+  }
+  for (const worker of workers) {
+    // A worker error (lost connection, a processor bug) is logged; failed jobs stay visible in the queue.
+    worker.on('error', (err) => logger.error({ event: 'worker_error', queue: worker.name, err }, 'worker error'));
+    worker.on('failed', (job, err) =>
+      logger.warn({ event: 'job_failed', queue: worker.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: { message: err.message } }, 'job failed'),
+    );
+  }
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  logger.info({ event: 'workers_started', queues: deps.names }, 'workers started');
+
+  return {
+    workers,
+    async close() {
+      const graceful = Promise.all(workers.map((w) => w.close()));
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), config.shutdownGraceMs);
+      });
+      const result = await Promise.race([graceful.then(() => 'closed' as const), timeout]);
+      clearTimeout(timer);
+      if (result === 'timeout') {
+        logger.warn({ event: 'workers_force_close', graceMs: config.shutdownGraceMs }, 'grace period over: releasing in-flight jobs');
+        await Promise.all(workers.map((w) => w.close(true)));
+      }
+      await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+    },
+  };
+}
