@@ -1,6 +1,10 @@
 /** Every CLI command, one file each; each file exports `register(program)`. */
 import type { Command } from 'commander';
+import { register as exportCommand } from './export.js';
+import { register as queryCommand } from './query.js';
+import { register as statusCommand } from './status.js';
+import { register as workerCommand } from './worker.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [];
+export const commands: RegisterCommand[] = [exportCommand, workerCommand, queryCommand, statusCommand];
