@@ -8,7 +8,9 @@ import type { Redis } from 'ioredis';
 import type { MintpipeConfig } from '../../config/index.js';
 import { MintlifyClient, type ApiEvent } from '../api/index.js';
 import { UsageError } from '../errors.js';
+import type { ExportObserver } from '../export/export-window.js';
 import type { Logger } from '../logger.js';
+import type { PromptObserver } from '../prompts/index.js';
 import { acquireRedis, type RedisHandle } from '../queue/private-redis.js';
 import { openQueue, type QueueName } from '../queue/queues.js';
 import { createRedisConnection } from '../queue/redis-connection.js';
@@ -20,6 +22,9 @@ export interface RuntimeOptions {
   logger: Logger;
   /** Called for every API attempt (metrics). */
   onApiEvent?: (event: ApiEvent) => void;
+  /** Counters of the export and prompt pipelines (metrics). */
+  exportObserver?: ExportObserver;
+  promptObserver?: PromptObserver;
 }
 
 export class Runtime {
@@ -35,12 +40,12 @@ export class Runtime {
     readonly config: MintpipeConfig,
     readonly logger: Logger,
     private readonly redisHandle: RedisHandle,
-    private readonly onApiEvent?: (event: ApiEvent) => void,
+    private readonly options: RuntimeOptions,
   ) {}
 
   static async open(options: RuntimeOptions): Promise<Runtime> {
     const handle = await acquireRedis({ url: options.config.redis.url, dataDir: options.config.dataDir, logger: options.logger });
-    return new Runtime(options.config, options.logger, handle, options.onApiEvent);
+    return new Runtime(options.config, options.logger, handle, options);
   }
 
   get redisUrl(): string {
@@ -87,7 +92,7 @@ export class Runtime {
         timeoutMs: this.config.api.timeoutMs,
         retry: { attempts: this.config.api.retryAttempts, maxTotalMs: this.config.api.retryMaxTotalMs },
         logger: this.logger,
-        onEvent: this.onApiEvent,
+        onEvent: this.options.onApiEvent,
       });
     }
     return this.apiClient;
@@ -122,6 +127,8 @@ export class Runtime {
       redis: this.redis,
       warehouse: await this.warehouse(),
       client: this.client(),
+      exportObserver: this.options.exportObserver,
+      promptObserver: this.options.promptObserver,
     });
     return this.workers;
   }

@@ -2,9 +2,10 @@
 import type { Command } from 'commander';
 import { register as exportCommand } from './export.js';
 import { register as queryCommand } from './query.js';
+import { register as startCommand } from './start.js';
 import { register as statusCommand } from './status.js';
 import { register as workerCommand } from './worker.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [exportCommand, workerCommand, queryCommand, statusCommand];
+export const commands: RegisterCommand[] = [startCommand, exportCommand, workerCommand, queryCommand, statusCommand];

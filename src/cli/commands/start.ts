@@ -1,0 +1,117 @@
+/**
+ * `mintpipe start`: the whole stack in the foreground — workers, the nightly scheduler, the
+ * dashboard — until Ctrl-C. With no MINTLIFY_API_KEY it runs against the built-in emulator and
+ * exports recent days of demo data, so a new user sees rows arrive.
+ */
+import type { Command } from 'commander';
+import type { MintpipeConfig } from '../../../config/index.js';
+import { ConfigError } from '../../../config/index.js';
+import { addDays, dayInTimeZone } from '../../export/dates.js';
+import { enqueueWindows } from '../../export/enqueue.js';
+import { planWindows } from '../../export/windows.js';
+import { startEmulator } from '../../emulator/index.js';
+import { startDashboard } from '../../ops/dashboard-server.js';
+import { createMetrics } from '../../ops/metrics.js';
+import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queues.js';
+import { nightlySchedule, upsertSchedule } from '../../queue/schedules.js';
+import { loadContext } from '../command-context.js';
+import { runUntilSignal } from '../run-until-signal.js';
+import { Runtime } from '../runtime.js';
+import { serveWarehouseGateway } from '../warehouse-gateway.js';
+
+interface StartFlags {
+  workers: boolean;
+  scheduler: boolean;
+  dashboard: boolean;
+  demoDays: string;
+}
+
+const DEMO_PROJECT = 'demo-docs';
+
+export function register(program: Command): void {
+  program
+    .command('start')
+    .description('run workers, the nightly scheduler and the dashboard in the foreground (Ctrl-C stops)')
+    .option('--no-workers', 'do not run workers here')
+    .option('--no-scheduler', 'do not install the nightly schedule')
+    .option('--no-dashboard', 'do not serve the dashboard')
+    .option('--demo-days <n>', 'days of demo data exported when running against the emulator', '7')
+    .action(async (flags: StartFlags) => {
+      await start(flags);
+    });
+}
+
+async function start(flags: StartFlags): Promise<void> {
+  const context = loadContext();
+  const demoDays = Number(flags.demoDays);
+  if (!Number.isInteger(demoDays) || demoDays < 0 || demoDays > 90) throw new ConfigError('--demo-days', `expected 0 to 90, got "${flags.demoDays}"`);
+  let config = context.config;
+  const demo = !config.api.key;
+  const emulator = demo ? await startEmulator({ port: 0, host: '127.0.0.1' }) : undefined;
+  if (emulator) {
+    process.stdout.write(`mintpipe: no MINTLIFY_API_KEY set — running against the built-in emulator at ${emulator.url} (synthetic data)\n`);
+    config = demoConfig(config, emulator.url);
+  }
+  const metrics = createMetrics();
+  const runtime = await Runtime.open({
+    config,
+    logger: context.logger,
+    onApiEvent: (event) => metrics.onApiEvent(event),
+    exportObserver: metrics.exportObserver,
+    promptObserver: metrics.promptObserver,
+  });
+  if (emulator) runtime.onClose(() => emulator.close());
+  try {
+    const exportQueue = runtime.queue(QUEUE_NAMES.export);
+    if (flags.scheduler) {
+      try {
+        await upsertSchedule(exportQueue, nightlySchedule(config.export.cron, config.export.timezone));
+      } catch (err) {
+        throw new ConfigError('MINTPIPE_SCHEDULE_CRON', `"${config.export.cron}" in ${config.export.timezone} is not a valid schedule: ${(err as Error).message}`);
+      }
+      process.stdout.write(
+        `nightly export: "${config.export.cron}" ${config.export.timezone} for ${config.export.projects.length ? config.export.projects.join(', ') : 'no projects (set MINTPIPE_PROJECTS)'}\n`,
+      );
+    }
+    if (flags.workers) {
+      await runtime.startWorkers(ALL_QUEUES);
+      const warehouse = await runtime.warehouse();
+      if (warehouse.engine === 'embedded') runtime.onClose(await serveWarehouseGateway(warehouse, config.dataDir));
+    }
+    if (flags.dashboard) {
+      const dashboard = await startDashboard({
+        runtime,
+        host: config.dashboard.host,
+        port: config.dashboard.port,
+        token: config.dashboard.token,
+        metrics,
+        logger: context.logger,
+      });
+      runtime.onClose(() => dashboard.close());
+      process.stdout.write(`dashboard: ${dashboard.url}   queues: ${dashboard.url}/queues   metrics: ${dashboard.url}/metrics\n`);
+    }
+    if (demo && demoDays > 0) {
+      const today = dayInTimeZone(new Date(), 'UTC');
+      const windows = planWindows(DEMO_PROJECT, addDays(today, -demoDays), today, 'day');
+      const enqueued = await enqueueWindows(exportQueue, windows.map((w) => ({ ...w, kind: 'manual' as const })));
+      process.stdout.write(`exporting ${enqueued.length} demo days of project ${DEMO_PROJECT}; try:\n`);
+      process.stdout.write(`  npx mintpipe query "SELECT date_from, count() AS paths, sum(total) AS page_uniques FROM visitors GROUP BY date_from ORDER BY date_from"\n`);
+      process.stdout.write(`  npx mintpipe query "SELECT * FROM visitor_totals ORDER BY date_from" --format json\n`);
+    }
+    process.stdout.write('running (Ctrl-C to stop)\n');
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
+  await runUntilSignal(runtime);
+}
+
+/** Points the API at the emulator and, unless configured, exports a demo project without pacing. */
+function demoConfig(config: MintpipeConfig, url: string): MintpipeConfig {
+  return {
+    ...config,
+    api: { ...config.api, url, key: 'mint_demo_emulator' },
+    analyticsRate: process.env.MINTPIPE_ANALYTICS_RATE ? config.analyticsRate : null,
+    export: { ...config.export, projects: config.export.projects.length ? config.export.projects : [DEMO_PROJECT] },
+  };
+}
