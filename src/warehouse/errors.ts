@@ -1,0 +1,52 @@
+/**
+ * Why the warehouse cannot be opened. Each class is a decision for the caller: a locked embedded
+ * directory means "stop the other process or point at a server", not "retry".
+ */
+import { MintpipeError } from '../errors.js';
+
+/** Another process holds the embedded warehouse directory (the engine allows one process per directory). */
+export class WarehouseLockedError extends MintpipeError {
+  override name = 'WarehouseLockedError';
+  constructor(
+    readonly path: string,
+    readonly holderPid: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `the embedded warehouse at ${path} is in use by another mintpipe process (pid ${holderPid}); stop it or set CLICKHOUSE_URL`,
+      options,
+    );
+  }
+}
+
+/**
+ * This process already has an embedded warehouse open at another directory: the engine binds a
+ * process to one data directory until every connection to it is closed.
+ */
+export class WarehouseProcessBoundError extends MintpipeError {
+  override name = 'WarehouseProcessBoundError';
+  constructor(
+    readonly path: string,
+    readonly openPath: string,
+  ) {
+    super(
+      `cannot open the embedded warehouse at ${path}: this process already has the one at ${openPath} open (one data directory per process); close it first`,
+    );
+  }
+}
+
+/**
+ * A run was about to be marked complete with fewer (or more) stored rows than it loaded: a batch
+ * went missing (for instance dropped as a replay of a pruned run's batch). Publishing it would show
+ * a window with gaps, so the run stays invisible; export it again under a new run id.
+ */
+export class RunRowsMismatchError extends MintpipeError {
+  override name = 'RunRowsMismatchError';
+  constructor(
+    readonly runId: string,
+    readonly expectedRows: number,
+    readonly storedRows: number,
+  ) {
+    super(`run ${runId}: ${storedRows} rows stored but ${expectedRows} loaded; not marking it complete`);
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * Export runs as append-only events. A run's state is its latest event (highest `seq`); readers see
+ * its rows only after its 'complete' event, which `completeRun` inserts last.
+ */
+import { fromDateTime64, fromNullableDateTime64, toDateTime64 } from './datetime.js';
+import { RunRowsMismatchError } from './errors.js';
+import { insertRows } from './insert-rows.js';
+import { selectRows } from './select-rows.js';
+import { tableName } from './sql-text.js';
+import type { Warehouse } from './warehouse.js';
+
+export type RunKind = 'nightly' | 'backfill' | 'reexport' | 'manual';
+export type RunStatus = 'running' | 'complete' | 'failed' | 'unstable';
+
+/** Site-wide totals of a window (`total` is deduplicated across human and AI). */
+export interface WindowTotals {
+  human: number;
+  ai: number;
+  total: number;
+}
+
+export interface RunEvent {
+  runId: string;
+  projectId: string;
+  /** `YYYY-MM-DD`. */
+  dateFrom: string;
+  /** `YYYY-MM-DD`, exclusive. */
+  dateTo: string;
+  kind: RunKind;
+  status: RunStatus;
+  /** @default 0 */
+  pages?: number;
+  /** @default 0 */
+  rows?: number;
+  /** @default 0 */
+  requests?: number;
+  /** @default '' */
+  error?: string;
+  /** When the run started: a Date or an ISO 8601 string. */
+  startedAt: Date | string;
+  /** @default now */
+  eventAt?: Date;
+  /** Order of this event within the run; latest wins. @default one more than the run's highest stored seq */
+  seq?: number;
+}
+
+export interface CompletedRun extends Omit<RunEvent, 'status' | 'error'> {
+  totals: WindowTotals;
+  pages: number;
+  /** Rows loaded by the run; must equal the rows stored for it. */
+  rows: number;
+  requests: number;
+}
+
+/** A run's latest state, as the `export_runs` view shows it. */
+export interface ExportRun {
+  runId: string;
+  projectId: string;
+  dateFrom: string;
+  dateTo: string;
+  kind: RunKind;
+  status: RunStatus;
+  pages: number;
+  rows: number;
+  requests: number;
+  error: string;
+  startedAt: Date;
+  /** Time of the terminal event; null while running. */
+  finishedAt: Date | null;
+  durationMs: number | null;
+}
+
+interface ExportRunRow {
+  run_id: string;
+  project_id: string;
+  date_from: string;
+  date_to: string;
+  kind: RunKind;
+  status: RunStatus;
+  pages: number | string;
+  rows: number | string;
+  requests: number | string;
+  error: string;
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | string | null;
+}
+
+function toExportRun(row: ExportRunRow): ExportRun {
+  return {
+    runId: row.run_id,
+    projectId: row.project_id,
+    dateFrom: row.date_from,
+    dateTo: row.date_to,
+    kind: row.kind,
+    status: row.status,
+    pages: Number(row.pages),
+    rows: Number(row.rows),
+    requests: Number(row.requests),
+    error: row.error,
+    startedAt: fromDateTime64(row.started_at),
+    finishedAt: fromNullableDateTime64(row.finished_at),
+    durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+  };
+}
+
+async function nextSeq(wh: Warehouse, runId: string): Promise<number> {
+  const [row] = await selectRows<{ seq: number | string; events: number | string }>(
+    wh,
+    `SELECT max(seq) AS seq, count() AS events FROM ${tableName(wh, 'export_run_events')} WHERE run_id = {runId:String}`,
+    { runId },
+  );
+  return row && Number(row.events) > 0 ? Number(row.seq) + 1 : 1;
+}
+
+/** Appends one event of a run. */
+export async function recordRunEvent(wh: Warehouse, event: RunEvent): Promise<void> {
+  const seq = event.seq ?? (await nextSeq(wh, event.runId));
+  const startedAt = event.startedAt instanceof Date ? event.startedAt : new Date(event.startedAt);
+  if (Number.isNaN(startedAt.getTime())) throw new TypeError(`run ${event.runId}: startedAt is not a date: ${String(event.startedAt)}`);
+  await insertRows(wh, 'export_run_events', [
+    {
+      run_id: event.runId,
+      project_id: event.projectId,
+      date_from: event.dateFrom,
+      date_to: event.dateTo,
+      kind: event.kind,
+      status: event.status,
+      pages: event.pages ?? 0,
+      rows: event.rows ?? 0,
+      requests: event.requests ?? 0,
+      error: event.error ?? '',
+      started_at: toDateTime64(startedAt),
+      event_at: toDateTime64(event.eventAt ?? new Date()),
+      seq,
+    },
+  ]);
+}
+
+/**
+ * Marks a run complete: checks that its stored rows are all there, stores its totals, then inserts
+ * the 'complete' event — last, because that one insert switches readers to this run.
+ */
+export async function completeRun(wh: Warehouse, run: CompletedRun): Promise<void> {
+  const [stored] = await selectRows<{ rows: number | string }>(
+    wh,
+    `SELECT count() AS rows FROM ${tableName(wh, 'visitor_rows')} WHERE run_id = {runId:String}`,
+    { runId: run.runId },
+  );
+  const storedRows = Number(stored?.rows ?? 0);
+  if (storedRows !== run.rows) throw new RunRowsMismatchError(run.runId, run.rows, storedRows);
+  await insertRows(
+    wh,
+    'visitor_window_totals',
+    [
+      {
+        run_id: run.runId,
+        project_id: run.projectId,
+        date_from: run.dateFrom,
+        date_to: run.dateTo,
+        human: run.totals.human,
+        ai: run.totals.ai,
+        total: run.totals.total,
+        recorded_at: toDateTime64(new Date()),
+      },
+    ],
+    { dedupToken: `${run.runId}:totals` },
+  );
+  await recordRunEvent(wh, { ...run, status: 'complete', error: '' });
+}
+
+export interface LatestRunsOptions {
+  /** Only this project's runs. @default all projects */
+  projectId?: string;
+  /** At most this many, newest first. */
+  limit: number;
+}
+
+/** The newest runs (by start time) in their latest state. */
+export async function latestRuns(wh: Warehouse, options: LatestRunsOptions): Promise<ExportRun[]> {
+  const byProject = options.projectId !== undefined;
+  const rows = await selectRows<ExportRunRow>(
+    wh,
+    `SELECT * FROM ${tableName(wh, 'export_runs')} ${byProject ? 'WHERE project_id = {projectId:String}' : ''}
+     ORDER BY started_at DESC, run_id DESC LIMIT {limit:UInt32}`,
+    byProject ? { projectId: options.projectId, limit: options.limit } : { limit: options.limit },
+  );
+  return rows.map(toExportRun);
+}
+
+/** The run readers see for a window, or null when no run of it completed. */
+export async function latestCompleteRun(
+  wh: Warehouse,
+  projectId: string,
+  dateFrom: string,
+  dateTo: string,
+): Promise<ExportRun | null> {
+  const rows = await selectRows<ExportRunRow>(
+    wh,
+    `SELECT * FROM ${tableName(wh, 'export_runs')}
+     WHERE run_id IN (
+       SELECT run_id FROM ${tableName(wh, 'latest_complete_runs')}
+       WHERE project_id = {projectId:String} AND date_from = {dateFrom:Date} AND date_to = {dateTo:Date}
+     )`,
+    { projectId, dateFrom, dateTo },
+  );
+  return rows[0] ? toExportRun(rows[0]) : null;
+}

@@ -1,0 +1,46 @@
+/** The warehouse: open it, then call the stores. Exported by name. */
+export { openWarehouse, type OpenWarehouseOptions } from './factory.js';
+export type { Warehouse, WarehouseEngine } from './warehouse.js';
+export { RunRowsMismatchError, WarehouseLockedError, WarehouseProcessBoundError } from './errors.js';
+export {
+  applyMigrations,
+  appliedMigrations,
+  migrations,
+  type ApplyMigrationsOptions,
+  type Migration,
+} from './migrations.js';
+export {
+  findDuplicatePath,
+  insertVisitorBatch,
+  runProgress,
+  type RunProgress,
+  type VisitorBatch,
+  type VisitorRow,
+} from './visitor-rows.js';
+export {
+  completeRun,
+  latestCompleteRun,
+  latestRuns,
+  recordRunEvent,
+  type CompletedRun,
+  type ExportRun,
+  type LatestRunsOptions,
+  type RunEvent,
+  type RunKind,
+  type RunStatus,
+  type WindowTotals,
+} from './export-runs.js';
+export { pruneSuperseded, type PruneResult } from './prune.js';
+export {
+  insertPromptEvent,
+  insertPromptEvents,
+  promptOutcomes,
+  type PromptEvent,
+  type PromptOutcome,
+  type PromptStatus,
+} from './prompt-events.js';
+export { assertReadOnly, runQuery, type QueryColumn, type QueryResult } from './read-only-query.js';
+export { formatRows, type RowFormat } from './format-rows.js';
+export { insertRows, type InsertRowsOptions } from './insert-rows.js';
+export { selectRows } from './select-rows.js';
+export { tableName } from './sql-text.js';

@@ -1,0 +1,42 @@
+/**
+ * The one way mintpipe inserts: a synchronous JSONEachRow insert whose settings are written in the
+ * SQL text. On the embedded engine per-call `clickhouse_settings` become session `SET`s that stay
+ * in force: a leftover `insert_deduplication_token` makes later untokened inserts vanish as
+ * duplicates. The embedded engine also defaults to `async_insert=1` (rows buffered and merged with
+ * other inserts), while a deduplication token must name exactly this block and a caller must know
+ * its rows are stored when the call returns. So every insert states `async_insert = 0` and its own
+ * `insert_deduplication_token`, token or not.
+ */
+import { Readable } from 'node:stream';
+import { drainStream } from '@clickhouse/client';
+import { stringLiteral, tableName } from './sql-text.js';
+import type { Warehouse } from './warehouse.js';
+
+export interface InsertRowsOptions {
+  /**
+   * Deduplication token of the whole insert: an insert repeating a recent token is dropped (on
+   * tables with a deduplication window). Empty means none.
+   * @default ''
+   */
+  dedupToken?: string;
+}
+
+/** Inserts `rows` into `table` in one statement; does nothing for no rows. */
+export async function insertRows(
+  wh: Warehouse,
+  table: string,
+  rows: readonly Record<string, unknown>[],
+  options: InsertRowsOptions = {},
+): Promise<void> {
+  if (rows.length === 0) return;
+  const settings = [
+    'async_insert = 0',
+    'insert_deduplicate = 1',
+    `insert_deduplication_token = ${stringLiteral(options.dedupToken ?? '')}`,
+  ].join(', ');
+  const query = `INSERT INTO ${tableName(wh, table)} SETTINGS ${settings} FORMAT JSONEachRow`;
+  let body = '';
+  for (const row of rows) body += `${JSON.stringify(row)}\n`;
+  const result = await wh.client.exec({ query, values: Readable.from([body]) });
+  await drainStream(result.stream);
+}
