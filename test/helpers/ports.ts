@@ -19,6 +19,7 @@ export async function waitForRedis(url: string, timeoutMs: number): Promise<void
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    client.on('error', () => {});
     try {
       await client.connect();
       await client.ping();
