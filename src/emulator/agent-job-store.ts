@@ -1,0 +1,113 @@
+/**
+ * The live state of every agent job the emulator has touched. Seeded jobs materialize on first
+ * use. A message starts a run: the job is `active` until `agentTimeMs` later, then `completed` or
+ * `failed` (see `runOutcome`). Transitions are evaluated lazily on each read, so thousands of
+ * running jobs hold no timers and a closed emulator leaves none behind.
+ */
+import { runOutcome, seededJob, type AgentJob, type AgentJobStatus } from './agent-job.js';
+
+/** Fields to change on a job; a field set to `undefined` is removed from the job. */
+export type AgentJobPatch = { [K in Exclude<keyof AgentJob, 'id'>]?: AgentJob[K] | undefined };
+
+interface JobState {
+  job: AgentJob;
+  /** Runs started so far; picks the deterministic outcome of the next one. */
+  runs: number;
+  /** When the current run ends; null when no run is in progress. */
+  settlesAtMs: number | null;
+}
+
+export class AgentJobStore {
+  private readonly states = new Map<string, JobState>();
+
+  constructor(
+    private readonly seed: number,
+    private readonly jobsPerProject: number,
+    private readonly agentTimeMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  /** The job as the API would return it now, or undefined when it does not exist. */
+  find(projectId: string, jobId: string): AgentJob | undefined {
+    const state = this.state(projectId, jobId);
+    return state && snapshot(state.job);
+  }
+
+  /** Starts a run on an existing job (the message was accepted); returns the status it had before. */
+  startRun(projectId: string, jobId: string): { statusBefore: AgentJobStatus; job: AgentJob } {
+    const state = this.state(projectId, jobId);
+    if (!state) throw new Error(`unknown agent job ${projectId}/${jobId}`);
+    const statusBefore = state.job.status;
+    this.activate(state);
+    return { statusBefore, job: snapshot(state.job) };
+  }
+
+  /**
+   * Changes a job, creating it when it does not exist. Setting `status: 'active'` starts a run
+   * that settles after `agentTimeMs`; any other status cancels a run in progress.
+   */
+  patch(projectId: string, jobId: string, patch: AgentJobPatch): AgentJob {
+    const state = this.state(projectId, jobId) ?? this.create(projectId, jobId);
+    for (const [field, value] of Object.entries(patch)) {
+      if (value === undefined) delete (state.job as unknown as Record<string, unknown>)[field];
+      else (state.job as unknown as Record<string, unknown>)[field] = value;
+    }
+    if (patch.status === 'active') this.activate(state, false);
+    else if (patch.status !== undefined) state.settlesAtMs = null;
+    return snapshot(state.job);
+  }
+
+  /** Archives a job now; it refuses messages from then on. */
+  archive(projectId: string, jobId: string): AgentJob {
+    const state = this.state(projectId, jobId);
+    if (!state) throw new Error(`unknown agent job ${projectId}/${jobId}`);
+    state.job.status = 'archived';
+    state.job.archivedAt = new Date(this.now()).toISOString();
+    state.settlesAtMs = null;
+    return snapshot(state.job);
+  }
+
+  private activate(state: JobState, clearLink = true): void {
+    state.runs++;
+    state.job.status = 'active';
+    // A link left from an earlier run would look like this run's result.
+    if (clearLink) state.job.prLink = null;
+    state.settlesAtMs = this.now() + this.agentTimeMs;
+  }
+
+  private state(projectId: string, jobId: string): JobState | undefined {
+    const id = stateId(projectId, jobId);
+    let state = this.states.get(id);
+    if (!state) {
+      const job = seededJob(this.seed, projectId, jobId, this.jobsPerProject);
+      if (!job) return undefined;
+      state = { job, runs: 0, settlesAtMs: null };
+      this.states.set(id, state);
+    }
+    this.settle(projectId, state);
+    return state;
+  }
+
+  private create(projectId: string, jobId: string): JobState {
+    const job: AgentJob = { id: jobId, status: 'completed', prLink: null, createdAt: new Date(this.now()).toISOString() };
+    const state: JobState = { job, runs: 0, settlesAtMs: null };
+    this.states.set(stateId(projectId, jobId), state);
+    return state;
+  }
+
+  private settle(projectId: string, state: JobState): void {
+    if (state.settlesAtMs === null || this.now() < state.settlesAtMs) return;
+    const outcome = runOutcome(this.seed, projectId, state.job, state.runs);
+    state.job.status = outcome.status;
+    state.job.prLink = outcome.prLink;
+    state.settlesAtMs = null;
+  }
+}
+
+function stateId(projectId: string, jobId: string): string {
+  return `${projectId}\u0000${jobId}`;
+}
+
+function snapshot(job: AgentJob): AgentJob {
+  return { ...job, ...(job.source ? { source: { ...job.source } } : {}) };
+}

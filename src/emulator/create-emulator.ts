@@ -1,0 +1,86 @@
+/**
+ * A spec-faithful local Mintlify API (the three operations mintpipe uses) on fastify, with
+ * deterministic data, rate limits and fault injection. `createEmulator` builds it without
+ * listening (use `app.inject` or `startEmulator`).
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { AgentJobStore } from './agent-job-store.js';
+import { errorAnswer, type EmulatorContext } from './emulator-context.js';
+import { createEmulatorControl, type EmulatorControl } from './emulator-control.js';
+import { EmulatorCounters } from './emulator-counters.js';
+import { resolveEmulatorOptions, type EmulatorOptions, type ResolvedEmulatorOptions } from './emulator-options.js';
+import { FaultScript, RandomFaults } from './faults.js';
+import { FixedWindowLimiter } from './fixed-window-limiter.js';
+import type { ReceivedMessage } from './received-message.js';
+import { registerAgentJobRoute } from './routes/agent-job-route.js';
+import { registerAgentMessageRoute } from './routes/agent-message-route.js';
+import { registerVisitorsRoute } from './routes/visitors-route.js';
+import { createRandom, hashNumbers } from './seeded-random.js';
+import { Sleeper } from './sleeper.js';
+import { WindowStore } from './window-store.js';
+
+export interface Emulator {
+  /** The fastify app (not listening). */
+  app: FastifyInstance;
+  /** Resolved options; `control` changes faults and latency in here. */
+  options: ResolvedEmulatorOptions;
+  /** Every message accepted, in order of arrival (live array). */
+  messages: ReceivedMessage[];
+  /** Request, status and fault counts (live object). */
+  counters: EmulatorCounters;
+  control: EmulatorControl;
+  /** Windows computed so far (cache misses). */
+  readonly windowsComputed: number;
+  /** Stops serving: pending delays end at once and open connections are closed. */
+  close(): Promise<void>;
+}
+
+/** Salt so fault draws do not correlate with data drawn from the same seed. */
+const FAULT_SALT = 0xfa017;
+
+export function createEmulator(options: EmulatorOptions = {}): Emulator {
+  const resolved = resolveEmulatorOptions(options);
+  const ctx: EmulatorContext = {
+    options: resolved,
+    counters: new EmulatorCounters(),
+    messages: [],
+    windows: new WindowStore(resolved.seed, resolved.windowCacheSize),
+    jobs: new AgentJobStore(resolved.seed, resolved.jobsPerProject, resolved.agentTimeMs, resolved.now),
+    script: new FaultScript(),
+    randomFaults: new RandomFaults(resolved.faults, createRandom(hashNumbers(resolved.seed, FAULT_SALT))),
+    analyticsLimiter: resolved.analyticsRate && new FixedWindowLimiter(resolved.analyticsRate, resolved.now),
+    messageLimiter: resolved.messageRate && new FixedWindowLimiter(resolved.messageRate, resolved.now),
+    sleeper: new Sleeper(),
+  };
+
+  // Connections are closed on close() even when busy, so a test or a demo never hangs on shutdown.
+  const app = Fastify({ logger: resolved.logger, forceCloseConnections: true });
+  // Bodies arrive as text: the message route answers broken JSON with the API's 400 shape, not fastify's.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.setNotFoundHandler((_request, reply) => {
+    reply.code(404).send(errorAnswer(404, 'Not found').body);
+  });
+  app.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    reply.code(status).send(errorAnswer(status, status === 500 ? 'Internal server error' : 'Bad request').body);
+  });
+  registerVisitorsRoute(app, ctx);
+  registerAgentMessageRoute(app, ctx);
+  registerAgentJobRoute(app, ctx);
+
+  return {
+    app,
+    options: resolved,
+    messages: ctx.messages,
+    counters: ctx.counters,
+    control: createEmulatorControl(ctx),
+    get windowsComputed() {
+      return ctx.windows.computed;
+    },
+    async close() {
+      ctx.sleeper.wakeAll();
+      await app.close();
+    },
+  };
+}

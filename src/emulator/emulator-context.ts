@@ -1,0 +1,39 @@
+/** Everything a route handler needs, built once per emulator. */
+import type { AgentJobStore } from './agent-job-store.js';
+import type { EmulatorCounters } from './emulator-counters.js';
+import type { ResolvedEmulatorOptions } from './emulator-options.js';
+import type { FaultScript, RandomFaults } from './faults.js';
+import type { FixedWindowLimiter } from './fixed-window-limiter.js';
+import type { ReceivedMessage } from './received-message.js';
+import type { Sleeper } from './sleeper.js';
+import type { WindowStore } from './window-store.js';
+
+export interface EmulatorContext {
+  options: ResolvedEmulatorOptions;
+  counters: EmulatorCounters;
+  messages: ReceivedMessage[];
+  windows: WindowStore;
+  jobs: AgentJobStore;
+  script: FaultScript;
+  randomFaults: RandomFaults;
+  analyticsLimiter: FixedWindowLimiter | null;
+  messageLimiter: FixedWindowLimiter | null;
+  sleeper: Sleeper;
+}
+
+/** A route's result before faults are applied. */
+export interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** The API's error shape: `{ error, details?: [{ message }] }`. */
+export function errorAnswer(status: number, error: string, details?: string[], headers?: Record<string, string>): Answer {
+  const body = details ? { error, details: details.map((message) => ({ message })) } : { error };
+  return headers ? { status, body, headers } : { status, body };
+}
+
+export function rateLimitedAnswer(retryAfterSeconds: number, error = 'Rate limit exceeded'): Answer {
+  return errorAnswer(429, error, undefined, { 'retry-after': String(retryAfterSeconds) });
+}

@@ -1,0 +1,58 @@
+/** The test-facing control surface: script faults, change data and jobs, tune faults at runtime. */
+import type { AgentJob } from './agent-job.js';
+import type { AgentJobPatch } from './agent-job-store.js';
+import { parseApiDate } from './api-date.js';
+import type { AnalyticsWindow } from './compute-window.js';
+import type { EmulatorContext } from './emulator-context.js';
+import { pathCountFor, resolveFaultRates } from './emulator-options.js';
+import type { Fault, FaultRates, RouteName } from './faults.js';
+
+export interface EmulatorControl {
+  /** Queues faults for the next requests of `route`, one fault per request, in order. */
+  script(route: RouteName, faults: Fault[]): void;
+  /** Scripted faults not consumed yet. */
+  pendingFaults(route: RouteName): number;
+  /** Drops every scripted fault not consumed yet. */
+  clearScript(): void;
+  /** Replaces the random fault rates (resolved like the `faults` option). */
+  setFaults(rates: FaultRates): void;
+  /** Replaces the latency added to every response. */
+  setLatencyMs(latencyMs: number): void;
+  /** Changes every window of the project (totals and order shift); returns its new data revision. */
+  mutate(projectId: string): number;
+  /** The whole window the emulator serves now (its `pathsFor` and the project's revision applied). */
+  window(projectId: string, dateFrom: string, dateTo: string): AnalyticsWindow;
+  /** A job as the API would return it now, or undefined. */
+  getJob(projectId: string, jobId: string): AgentJob | undefined;
+  /** Changes (or creates) a job; `status: 'active'` starts a run, another status ends one. */
+  setJob(projectId: string, jobId: string, patch: AgentJobPatch): AgentJob;
+  /** Archives an existing job now. */
+  archive(projectId: string, jobId: string): AgentJob;
+}
+
+export function createEmulatorControl(ctx: EmulatorContext): EmulatorControl {
+  return {
+    script: (route, faults) => ctx.script.add(route, faults),
+    pendingFaults: (route) => ctx.script.pending(route),
+    clearScript: () => ctx.script.clear(),
+    setFaults: (rates) => {
+      ctx.options.faults = resolveFaultRates(rates);
+      ctx.randomFaults.setRates(ctx.options.faults);
+    },
+    setLatencyMs: (latencyMs) => {
+      if (!Number.isFinite(latencyMs) || latencyMs < 0) throw new RangeError(`latencyMs must be ≥ 0, got ${latencyMs}`);
+      ctx.options.latencyMs = latencyMs;
+    },
+    mutate: (projectId) => ctx.windows.mutate(projectId),
+    window: (projectId, dateFrom, dateTo) => {
+      const fromMs = parseApiDate(dateFrom);
+      const toMs = parseApiDate(dateTo);
+      if (fromMs === undefined || toMs === undefined || toMs <= fromMs) throw new RangeError(`invalid window ${dateFrom}..${dateTo}`);
+      const window = ctx.windows.get(projectId, fromMs, toMs, pathCountFor(ctx.options, projectId, dateFrom, dateTo));
+      return { totals: { ...window.totals }, visitors: window.rows(0, window.size) };
+    },
+    getJob: (projectId, jobId) => ctx.jobs.find(projectId, jobId),
+    setJob: (projectId, jobId, patch) => ctx.jobs.patch(projectId, jobId, patch),
+    archive: (projectId, jobId) => ctx.jobs.archive(projectId, jobId),
+  };
+}

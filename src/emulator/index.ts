@@ -1,0 +1,19 @@
+/** The local Mintlify API emulator: public exports, by name. */
+export { createEmulator, type Emulator } from './create-emulator.js';
+export { startEmulator, type RunningEmulator, type StartEmulatorOptions } from './start-emulator.js';
+export { resolveEmulatorOptions, type EmulatorOptions, type ResolvedEmulatorOptions } from './emulator-options.js';
+export type { EmulatorControl } from './emulator-control.js';
+export { EmulatorCounters, type RouteCounters } from './emulator-counters.js';
+export type { ReceivedMessage } from './received-message.js';
+export {
+  computeWindow,
+  defaultPathCount,
+  MAX_PATHS_PER_WINDOW,
+  type AnalyticsWindow,
+  type SiteTotals,
+  type VisitorRow,
+} from './compute-window.js';
+export { isSeededArchived, seededJob, type AgentJob, type AgentJobStatus } from './agent-job.js';
+export type { AgentJobPatch } from './agent-job-store.js';
+export { FAULT_KINDS, ROUTE_NAMES, type Fault, type FaultKind, type FaultRates, type FaultTiming, type RouteName } from './faults.js';
+export { parseApiDate } from './api-date.js';
