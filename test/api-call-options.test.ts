@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 beforeEach(() => {
-  server.requests.length = 0;
+  server.reset();
   server.fallback = { status: 200, body: OK_PAGE };
 });
 
@@ -63,7 +63,7 @@ describe('beforeAttempt', () => {
     );
     // A send after a 500 is ambiguous and never reaches attempt 2.
     expect(error).toBeInstanceOf(AmbiguousSendError);
-    server.requests.length = 0;
+    server.reset();
     server.script({ status: 429, headers: { 'retry-after': '0' } });
     const again = await rejection(
       client.sendMessage('p', 'j', 'hi', {

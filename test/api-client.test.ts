@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 beforeEach(() => {
-  server.requests.length = 0;
+  server.reset();
   server.fallback = { status: 200, body: OK_PAGE };
 });
 

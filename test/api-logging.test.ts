@@ -37,7 +37,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => {
   lines = [];
-  server.requests.length = 0;
+  server.reset();
   server.fallback = { status: 200, body: OK_PAGE };
   client = clientFor(server.url);
 });
@@ -75,8 +75,10 @@ describe('the API key never leaks', () => {
   it('in any error (message, JSON, inspect with causes) or log line, for every kind of failure', async () => {
     const errors: unknown[] = [];
     for (const [, step] of echoes) {
+      server.reset();
       server.script(step, step);
       errors.push(await rejection(client.getVisitors('p', QUERY)));
+      server.reset();
       server.script(step, step);
       errors.push(await rejection(client.sendMessage('p', 'j', 'hi')));
     }
@@ -94,7 +96,9 @@ describe('the API key never leaks', () => {
     const output = lines.join('\n');
     expect(lines.length).toBeGreaterThan(20);
     expect(output).not.toContain(API_KEY);
-    expect(output).not.toContain('Bearer');
+    expect(output).not.toMatch(/Bearer mint_(?!\[REDACTED\])/);
+    expect(output).toMatch(/"reason":"timeout"/);
+    expect(output).toMatch(/"code":"UND_ERR_SOCKET"|UND_ERR_SOCKET/);
     expect(output).not.toContain('TestSecretKey');
   });
 

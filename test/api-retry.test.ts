@@ -38,7 +38,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 beforeEach(() => {
-  server.requests.length = 0;
+  server.reset();
   server.fallback = { status: 200, body: OK_PAGE };
   events = [];
 });
@@ -58,6 +58,7 @@ describe('reads retry transient failures', () => {
       'ok::200',
     ]);
     expect(events.map((e) => e.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(server.pending()).toBe(0);
   });
 
   it('retries getAgentJob the same way', async () => {

@@ -30,6 +30,10 @@ export interface ScriptedServer {
   requests: ReceivedRequest[];
   /** Steps are consumed in order; when none is left, `fallback` answers. */
   script(...steps: Step[]): void;
+  /** Steps scripted but not used yet. */
+  pending(): number;
+  /** Forgets unused steps and recorded requests (between tests). */
+  reset(): void;
   fallback: Step;
   close(): Promise<void>;
 }
@@ -49,6 +53,11 @@ export async function startScriptedServer(options: { port?: number; fallback?: S
     port: 0,
     requests,
     script: (...steps) => void queue.push(...steps),
+    pending: () => queue.length,
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+    },
     fallback: options.fallback ?? { status: 200, body: {} },
     close: async () => {
       for (const socket of sockets) socket.destroy();

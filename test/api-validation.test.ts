@@ -13,7 +13,7 @@ afterAll(() => server.close());
 
 /** The problem reported for a visitors page with `body`, and the number of requests it took. */
 async function pageProblem(body: unknown): Promise<string> {
-  server.requests.length = 0;
+  server.reset();
   server.script({ status: 200, body });
   const error = await client.getVisitors('p', QUERY).then(
     () => expect.fail('expected InvalidResponseError'),

@@ -15,6 +15,8 @@ const count = z
 /** Adds an issue on `total` when it breaks the deduplication invariant. */
 function checkTotal(counts: { human: number; ai: number; total: number }, ctx: z.RefinementCtx): void {
   const { human, ai, total } = counts;
+  // zod runs refinements after non-fatal issues too; a bad count is already reported on its own.
+  if (![human, ai, total].every((n) => Number.isSafeInteger(n) && n >= 0)) return;
   if (total < Math.max(human, ai)) {
     ctx.addIssue({ code: 'custom', path: ['total'], message: `${total} is less than max(human, ai) = ${Math.max(human, ai)}` });
   } else if (total > human + ai) {
