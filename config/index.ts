@@ -47,6 +47,12 @@ export interface MintpipeConfig {
   messageRate: RateLimit | null;
   /** BullMQ key prefix; lets several installations share one Redis. @default mintpipe */
   queuePrefix: string;
+  worker: {
+    /** How long a job's lock lasts without renewal; a dead worker's job is retried after it. @default 30000 */
+    lockDurationMs: number;
+    /** How often workers look for stalled jobs of dead workers. @default 15000 */
+    stalledIntervalMs: number;
+  };
   export: {
     /** Projects exported by the nightly schedule. @default [] */
     projects: string[];
@@ -205,6 +211,10 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
     analyticsRate: rate(env, 'MINTPIPE_ANALYTICS_RATE', '100/1h'),
     messageRate: rate(env, 'MINTPIPE_MESSAGE_RATE', '100/1h'),
     queuePrefix,
+    worker: {
+      lockDurationMs: duration(env, 'MINTPIPE_LOCK_DURATION', 30_000),
+      stalledIntervalMs: duration(env, 'MINTPIPE_STALLED_INTERVAL', 15_000),
+    },
     export: {
       projects,
       cron: text(env, 'MINTPIPE_SCHEDULE_CRON', '0 2 * * *'),

@@ -7,7 +7,6 @@ import { Worker, type Job, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { MintpipeConfig } from '../../config/index.js';
 import { createPlanNightlyProcessor, PLAN_NIGHTLY_JOB } from '../../jobs/plan-nightly.js';
-import { createPromptProcessor } from '../../jobs/prompt.js';
 import { createWindowProcessor } from '../../jobs/export-window.js';
 import type { MintlifyClient } from '../api/index.js';
 import type { ExportObserver } from '../export/export-window.js';
@@ -29,9 +28,6 @@ export interface WorkerDeps {
   client: MintlifyClient;
   exportObserver?: ExportObserver;
   promptObserver?: PromptObserver;
-  /** BullMQ lock settings (tests lower them to see stalled jobs quickly). */
-  lockDurationMs?: number;
-  stalledIntervalMs?: number;
 }
 
 export interface WorkerSet {
@@ -49,8 +45,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
     return {
       connection,
       prefix: config.queuePrefix,
-      lockDuration: deps.lockDurationMs ?? 60_000,
-      stalledInterval: deps.stalledIntervalMs ?? 30_000,
+      lockDuration: config.worker.lockDurationMs,
+      stalledInterval: config.worker.stalledIntervalMs,
       maxStalledCount: 5,
     };
   };
@@ -75,6 +71,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
     );
   }
   if (deps.names.includes(QUEUE_NAMES.prompts)) {
+    // Loaded only when this process works the prompts queue.
+    const { createPromptProcessor } = await import('../../jobs/prompt.js');
     const processPrompt = createPromptProcessor({
       client: deps.client,
       warehouse: deps.warehouse,
