@@ -97,6 +97,23 @@ describe('onRateLimited', () => {
     expect(waits).toEqual([7_000, 60_000]);
     expect(server.requests).toHaveLength(2);
   });
+
+  it('propagates its error unchanged, after reporting the 429 attempt', async () => {
+    const events: string[] = [];
+    const reporting = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, onEvent: (e) => events.push(`${e.status}:${e.outcome}`) });
+    server.script({ status: 429, headers: { 'retry-after': '30' } });
+    const pauseError = new Error('budget paused for 30000 ms');
+    const error = await rejection(
+      reporting.getVisitors('p', QUERY, {
+        onRateLimited: async () => {
+          throw pauseError;
+        },
+      }),
+    );
+    expect(error).toBe(pauseError);
+    expect(events).toEqual(['429:error']);
+    expect(server.requests).toHaveLength(1);
+  });
 });
 
 describe('retry overrides per call', () => {
