@@ -128,7 +128,6 @@ export class MintlifyClient {
       await call.beforeAttempt?.(attempt);
       call.signal?.throwIfAborted();
       const startedAt = performance.now();
-      let failure: MintlifyApiError;
       try {
         const { value, status } = await this.#attempt(request, call.signal);
         this.#report(request, { op: request.op, attempt, status, durationMs: performance.now() - startedAt, outcome: 'ok' });
@@ -140,12 +139,18 @@ export class MintlifyClient {
           this.#report(request, { op: request.op, attempt, durationMs, outcome: 'error', reason: 'aborted' });
           throw isSend ? new AmbiguousSendError({ cause: caught }) : caught;
         }
-        failure = caught;
+        const failure = caught;
         failure.attempts = attempt;
         spentMs += durationMs;
         const event = { op: request.op, attempt, status: failure.status, durationMs, reason: failure.reason };
-        if (failure.status === 429) {
-          await call.onRateLimited?.(serverRequestedWaitMs(failure));
+        if (failure.status === 429 && call.onRateLimited) {
+          try {
+            await call.onRateLimited(serverRequestedWaitMs(failure));
+          } catch (hookError) {
+            // The caller stops here (e.g. to delay its queue job); the 429 still counts in metrics.
+            this.#report(request, { ...event, outcome: 'error' });
+            throw hookError;
+          }
         }
         const retryable = isSend ? isRetryableSend(failure) : isRetryableRead(failure);
         const delayMs = Math.max(backoffDelayMs(policy, attempt - 1), serverRequestedWaitMs(failure));
