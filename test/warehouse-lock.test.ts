@@ -75,6 +75,16 @@ describe('embedded warehouse lock', () => {
     await release(child);
   });
 
+  it('opens after the holder was killed, its pid file and engine status file left behind', async () => {
+    const child = await holder('warehouse');
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    expect(existsSync(join(enginePath, 'mintpipe.pid'))).toBe(true);
+    const wh = await open();
+    expect(wh.location).toBe(enginePath);
+  });
+
   it('opens once the holder is gone, ignoring a pid file the engine no longer backs', async () => {
     // A pid file naming a live process (our parent) but no engine lock behind it: stale.
     writeFileSync(join(enginePath, 'mintpipe.pid'), `${process.ppid}\n`);
