@@ -39,13 +39,16 @@ export function assertReadOnly(sql: string): string {
   const end = semicolon === -1 ? code.length : semicolon;
   const statement = code.slice(0, end).trim();
   if (statement === '') throw new UsageError('query: the SQL is empty');
-  const keyword = /^[\s(]*([A-Za-z_]+)/.exec(masked.slice(0, end))?.[1]?.toUpperCase() ?? '';
+  const head = masked.slice(0, end);
+  let keyword = /^[\s(]*([A-Za-z_]+)/.exec(head)?.[1]?.toUpperCase() ?? '';
+  // The engine accepts `WITH … INSERT INTO …`; INSERT cannot appear inside a SELECT otherwise.
+  if ((keyword === 'WITH' || keyword === 'SELECT') && /\bINSERT\b/i.test(head)) keyword = 'INSERT';
   if (!ALLOWED.has(keyword)) {
     throw new UsageError(
       `query: only SELECT, SHOW, DESCRIBE, EXPLAIN or WITH statements are allowed, got ${keyword || JSON.stringify(statement.slice(0, 20))}`,
     );
   }
-  if (/\bINTO\s+OUTFILE\b/i.test(masked.slice(0, end))) {
+  if (/\bINTO\s+OUTFILE\b/i.test(head)) {
     throw new UsageError('query: INTO OUTFILE is not allowed (the result goes to standard output)');
   }
   return statement;
