@@ -105,6 +105,21 @@ describe('requests', () => {
   });
 });
 
+describe('construction', () => {
+  it('refuses a bad base URL, a missing key or a bad timeout, naming the option and never the key', () => {
+    expect(() => new MintlifyClient({ baseUrl: 'api.mintlify.com', apiKey: API_KEY })).toThrow(/^baseUrl: /);
+    expect(() => new MintlifyClient({ baseUrl: 'ftp://x', apiKey: API_KEY })).toThrow(/^baseUrl: /);
+    expect(() => new MintlifyClient({ baseUrl: server.url, apiKey: '' })).toThrow('apiKey: missing');
+    expect(() => new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, timeoutMs: 0 })).toThrow(/^timeoutMs: /);
+    expect(() => new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, retry: { attempts: 0 } })).toThrow(/retry\.attempts/);
+  });
+
+  it('holds the key where serializing the client cannot reach it', () => {
+    const text = JSON.stringify(client) + String(client);
+    expect(text).not.toContain(API_KEY);
+  });
+});
+
 describe('error classes', () => {
   it('401 and 403 are AuthError', async () => {
     for (const status of [401, 403]) {

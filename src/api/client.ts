@@ -57,8 +57,12 @@ export class MintlifyClient {
     }
     if (!options.apiKey) throw new UsageError('apiKey: missing');
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isFinite(this.#timeoutMs) || this.#timeoutMs <= 0) throw new UsageError(`timeoutMs: expected a number > 0, got ${this.#timeoutMs}`);
     this.#retry = resolveRetryPolicy(options.retry);
     this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+    if (!Number.isFinite(this.#defaultRetryAfterMs) || this.#defaultRetryAfterMs < 0) {
+      throw new UsageError(`defaultRetryAfterMs: expected a number >= 0, got ${this.#defaultRetryAfterMs}`);
+    }
     this.#logger = options.logger ?? pino({ enabled: false });
     this.#onEvent = options.onEvent;
     // The key lives only inside this ky instance (a private field), so it cannot be serialized.
