@@ -1,5 +1,6 @@
 /** Every CLI command, one file each; each file exports `register(program)`. */
 import type { Command } from 'commander';
+import { register as dashboardCommand } from './dashboard.js';
 import { register as emulatorCommand } from './emulator.js';
 import { register as exportCommand } from './export.js';
 import { register as queryCommand } from './query.js';
@@ -9,4 +10,4 @@ import { register as workerCommand } from './worker.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [startCommand, exportCommand, workerCommand, queryCommand, statusCommand, emulatorCommand];
+export const commands: RegisterCommand[] = [startCommand, exportCommand, workerCommand, queryCommand, statusCommand, emulatorCommand, dashboardCommand];

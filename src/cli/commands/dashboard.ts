@@ -1,0 +1,52 @@
+/**
+ * `mintpipe dashboard`: the dashboard alone (page, Bull Board, /metrics, /healthz) until Ctrl-C,
+ * for a deployment where workers and the scheduler run elsewhere on the same Redis and warehouse.
+ */
+import type { Command } from 'commander';
+import { ConfigError } from '../../../config/index.js';
+import { assertBindAllowed } from '../../ops/dashboard-bind.js';
+import { startDashboard } from '../../ops/dashboard-server.js';
+import { createMetrics } from '../../ops/metrics.js';
+import { loadContext } from '../command-context.js';
+import { runUntilSignal } from '../run-until-signal.js';
+import { Runtime } from '../runtime.js';
+
+interface DashboardFlags {
+  host?: string;
+  port?: string;
+}
+
+export function register(program: Command): void {
+  program
+    .command('dashboard')
+    .description('serve the dashboard, Bull Board, /metrics and /healthz until Ctrl-C')
+    .option('--host <host>', 'interface to listen on (anything but loopback needs MINTPIPE_DASHBOARD_TOKEN); default MINTPIPE_DASHBOARD_HOST or 127.0.0.1')
+    .option('--port <port>', 'port; default MINTPIPE_DASHBOARD_PORT or 3000')
+    .action(async (flags: DashboardFlags) => {
+      await serveDashboard(flags);
+    });
+}
+
+function parsePort(text: string): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) > 65_535) throw new ConfigError('--port', `expected a port from 0 to 65535, got "${text}"`);
+  return Number(text);
+}
+
+async function serveDashboard(flags: DashboardFlags): Promise<void> {
+  const context = loadContext();
+  const host = flags.host?.trim() || context.config.dashboard.host;
+  const port = flags.port === undefined ? context.config.dashboard.port : parsePort(flags.port);
+  // Refuse before bringing anything up.
+  assertBindAllowed(host, context.config.dashboard.token);
+  const metrics = createMetrics();
+  const runtime = await Runtime.open({ config: context.config, logger: context.logger });
+  try {
+    const dashboard = await startDashboard({ runtime, host, port, token: context.config.dashboard.token, metrics, logger: context.logger });
+    runtime.onClose(() => dashboard.close());
+    process.stdout.write(`dashboard: ${dashboard.url}   queues: ${dashboard.url}/queues   metrics: ${dashboard.url}/metrics\n`);
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
+  await runUntilSignal(runtime);
+}
