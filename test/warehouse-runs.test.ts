@@ -258,6 +258,19 @@ describe('pruning', () => {
     expect(await pruneSuperseded(wh)).toEqual({ runsPruned: 0 });
   });
 
+  it('prunes runs whose ids contain quotes and backslashes', async () => {
+    const window = newWindow();
+    const odd = `run-it's\\odd-${randomUUID()}`;
+    await recordRunEvent(wh, { ...window, runId: odd, status: 'running', startedAt: new Date() });
+    await insertVisitorBatch(wh, { ...window, runId: odd, batchOffset: 0, batchEnd: 250, rows: rows(['/odd', 1]) });
+    await insertVisitorBatch(wh, { ...window, runId: odd, batchOffset: 0, batchEnd: 250, rows: rows(['/odd', 1]) });
+    expect(await runProgress(wh, odd)).toEqual({ nextOffset: 250, rows: 1, batches: 1 });
+    await recordRunEvent(wh, { ...window, runId: odd, status: 'failed', startedAt: new Date() });
+    const latest = await exportRun(window, [rows(['/ok', 1])]);
+    await pruneSuperseded(wh);
+    expect(await storedRunIds('visitor_rows', window)).toEqual([latest]);
+  });
+
   it('stores a re-export of a pruned run\'s identical rows under the new run', async () => {
     const window = newWindow();
     const same = rows(['/same', 7]);

@@ -1,5 +1,5 @@
 /**
- * The one way mintpipe inserts: a synchronous JSONEachRow insert whose settings are written in the
+ * The one way mintpipe inserts: a synchronous JSON insert whose settings are written in the
  * SQL text. On the embedded engine per-call `clickhouse_settings` become session `SET`s that stay
  * in force: a leftover `insert_deduplication_token` makes later untokened inserts vanish as
  * duplicates. The embedded engine also defaults to `async_insert=1` (rows buffered and merged with
@@ -9,7 +9,7 @@
  */
 import { Readable } from 'node:stream';
 import { drainStream } from '@clickhouse/client';
-import { stringLiteral, tableName } from './sql-text.js';
+import { isPlainIdentifier, stringLiteral, tableName } from './sql-text.js';
 import type { Warehouse } from './warehouse.js';
 
 export interface InsertRowsOptions {
@@ -21,7 +21,10 @@ export interface InsertRowsOptions {
   dedupToken?: string;
 }
 
-/** Inserts `rows` into `table` in one statement; does nothing for no rows. */
+/**
+ * Inserts `rows` into `table` in one statement; does nothing for no rows. The first row's keys name
+ * the columns; a key missing from a later row is inserted as NULL.
+ */
 export async function insertRows(
   wh: Warehouse,
   table: string,
@@ -34,9 +37,14 @@ export async function insertRows(
     'insert_deduplicate = 1',
     `insert_deduplication_token = ${stringLiteral(options.dedupToken ?? '')}`,
   ].join(', ');
-  const query = `INSERT INTO ${tableName(wh, table)} SETTINGS ${settings} FORMAT JSONEachRow`;
+  // Compact rows (arrays in the order of a column list) parse about a third faster than objects.
+  const columns = Object.keys(rows[0]!);
+  for (const column of columns) {
+    if (!isPlainIdentifier(column)) throw new TypeError(`not a plain column name: ${column}`);
+  }
+  const query = `INSERT INTO ${tableName(wh, table)} (${columns.join(', ')}) SETTINGS ${settings} FORMAT JSONCompactEachRow`;
   let body = '';
-  for (const row of rows) body += `${JSON.stringify(row)}\n`;
+  for (const row of rows) body += `${JSON.stringify(columns.map((column) => row[column] ?? null))}\n`;
   const result = await wh.client.exec({ query, values: Readable.from([body]) });
   await drainStream(result.stream);
 }

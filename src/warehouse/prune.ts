@@ -4,7 +4,7 @@
  * run events are kept as history.
  */
 import { selectRows } from './select-rows.js';
-import { tableName } from './sql-text.js';
+import { stringLiteral, tableName } from './sql-text.js';
 import type { Warehouse } from './warehouse.js';
 
 const ROW_TABLES = ['visitor_rows', 'visitor_window_totals'] as const;
@@ -25,13 +25,14 @@ export async function pruneSuperseded(wh: Warehouse): Promise<PruneResult> {
   );
   const runIds = rows.map((row) => row.run_id);
   if (runIds.length === 0) return { runsPruned: 0 };
-  // The ids are passed as a literal list rather than a subquery: a mutation that reads other tables
-  // is refused on replicated tables, and a list keeps the delete exact if a run changes meanwhile.
+  // The ids go in as a literal list rather than a subquery: a mutation that reads other tables is
+  // refused on replicated tables, and a list keeps the delete exact if a run changes meanwhile.
+  // Literals rather than a query parameter, which older servers do not substitute in ALTER.
   // mutations_sync = 2 waits until the rows are gone (on every replica, once there are replicas).
+  const list = runIds.map(stringLiteral).join(', ');
   for (const table of ROW_TABLES) {
     await wh.client.command({
-      query: `ALTER TABLE ${tableName(wh, table)} DELETE WHERE run_id IN {runIds:Array(String)} SETTINGS mutations_sync = 2`,
-      query_params: { runIds },
+      query: `ALTER TABLE ${tableName(wh, table)} DELETE WHERE run_id IN (${list}) SETTINGS mutations_sync = 2`,
     });
   }
   return { runsPruned: runIds.length };
