@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 function visitorsUrl(base: string, projectId: string, query: Record<string, string | number>): string {
-  const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
   return `${base}/v1/analytics/${projectId}/visitors?${search}`;
 }
 
