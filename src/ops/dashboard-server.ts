@@ -58,8 +58,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const metrics = options.metrics ?? createMetrics();
   const source = options.runtime;
 
-  // Request logging stays off: a first visit carries ?token= in its URL.
-  const app = Fastify({ logger: false, disableRequestLogging: true, forceCloseConnections: true });
+  // No fastify request logging: a first visit carries ?token= in its URL. Failures are logged below.
+  const app = Fastify({ logger: false, forceCloseConnections: true });
   app.setErrorHandler((err, request, reply) => {
     const status = statusFor(err);
     const message = redactSecrets((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '');
