@@ -1,0 +1,42 @@
+/**
+ * Processor of the prompts queue. `batch` jobs start a submitted batch; `prompt` jobs send one
+ * prompt and poll its agent job, one step per run (src/prompts/prompt-step.ts). A step that must
+ * wait (poll interval, busy agent job, budget, 429) becomes a delayed job: no worker sleeps.
+ * Errors the queue should retry are rethrown; when the queue gives up, the prompt ends with what
+ * is known and its lane moves on.
+ */
+import { DelayedError, type Job } from 'bullmq';
+import {
+  abandonPrompt,
+  BATCH_JOB,
+  createPromptContext,
+  runPromptStep,
+  startBatch,
+  type BatchJobData,
+  type PromptDeps,
+  type PromptJobData,
+} from '../src/prompts/index.js';
+import { toQueueError } from '../src/queue/job-control.js';
+
+export function createPromptProcessor(deps: PromptDeps): (job: Job, token?: string) => Promise<unknown> {
+  const ctx = createPromptContext(deps);
+  return async function processPrompt(job: Job, token?: string): Promise<unknown> {
+    if (job.name === BATCH_JOB) return startBatch(ctx, job.data as BatchJobData);
+    const data = job.data as PromptJobData;
+    try {
+      const outcome = await runPromptStep(ctx, data);
+      if (outcome.kind === 'wait') {
+        await job.moveToDelayed(Date.now() + outcome.delayMs, token);
+        throw new DelayedError();
+      }
+      return outcome;
+    } catch (err) {
+      if (err instanceof DelayedError) throw err;
+      const { error, unrecoverable } = toQueueError(err);
+      const final = unrecoverable || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      deps.logger.warn({ event: 'prompt_job_failed', jobId: job.id, prompt: data.promptId, final, err: error }, 'prompt job failed');
+      if (final) await abandonPrompt(ctx, data, error.message);
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,24 @@
+/** Queued batch prompting: exports by name. */
+export type { PromptDeps, PromptObserver } from './prompt-deps.js';
+export { PROMPT_STATUSES, DELIVERED_STATUSES, FINAL_STATUSES, isDelivered, type PromptStatus } from './prompt-status.js';
+export { validatePrompt, type LineProblem, type PromptInput, type PromptLimits, type PromptLine } from './prompt-input.js';
+export { detectFormat, formatProblem, parsePromptText, readPromptFile, type PromptFile, type PromptFileFormat } from './read-prompt-file.js';
+export { batchIdFor, isBatchId, promptIdFor } from './prompt-ids.js';
+export { submitBatch, type SubmitDeps, type SubmitOptions, type SubmittedBatch } from './submit-batch.js';
+export {
+  batchStatus,
+  BatchNotFoundError,
+  nonZeroCounts,
+  type BatchStatus,
+  type BatchStatusOptions,
+  type PromptSummary,
+} from './batch-status.js';
+export { waitForBatch, type WaitOptions } from './wait-for-batch.js';
+export { resendAmbiguous, type ResendResult } from './resend-ambiguous.js';
+export { createPromptContext, GET_RETRY, type PromptContext, type PromptTiming } from './prompt-context.js';
+export { runPromptStep, abandonPrompt } from './prompt-step.js';
+export { startBatch, type StartedBatch } from './start-batch.js';
+export { BATCH_JOB, PROMPT_JOB, batchJobId, promptJobId, type BatchJobData, type PromptJobData } from './prompt-jobs.js';
+export type { StepOutcome } from './step-outcome.js';
+export { PromptStore } from './prompt-store.js';
+export type { PromptRecord } from './prompt-record.js';

@@ -1,0 +1,86 @@
+/**
+ * Writes prompt state changes to the warehouse (`prompt_events`, behind `prompt_outcomes`).
+ * Concurrent steps share inserts (group commit): while one insert runs, the next events gather,
+ * so a thousand prompts in flight make a few inserts per second, not one per change. A caller's
+ * promise settles once its events are stored; then the record is marked synced in Redis.
+ */
+import type { Logger } from '../logger.js';
+import { insertPromptEvents, type PromptEvent, type Warehouse } from '../warehouse/index.js';
+import type { PromptRecord } from './prompt-record.js';
+import type { PromptStore } from './prompt-store.js';
+
+/** The warehouse row of a record's current state. */
+export function toPromptEvent(record: PromptRecord): PromptEvent {
+  return {
+    batchId: record.batchId,
+    promptId: record.promptId,
+    projectId: record.projectId,
+    jobId: record.jobId,
+    status: record.status,
+    prLink: record.prLink,
+    sentAt: record.sentAtMs === undefined ? null : new Date(record.sentAtMs),
+    finishedAt: record.finishedAtMs === undefined ? null : new Date(record.finishedAtMs),
+    polls: record.polls,
+    error: record.error ?? null,
+    version: record.version,
+  };
+}
+
+interface Pending {
+  records: readonly PromptRecord[];
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+export class OutcomeWriter {
+  private queue: Pending[] = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly warehouse: Warehouse,
+    private readonly store: PromptStore,
+    private readonly logger: Logger,
+    /** Most rows in one insert. @default 10000 */
+    private readonly maxRows = 10_000,
+  ) {}
+
+  /** Stores the records' current states; resolves when they are in the warehouse. */
+  write(records: readonly PromptRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ records, resolve, reject });
+      this.flushing ??= this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const group: Pending[] = [];
+        let rows = 0;
+        while (this.queue.length > 0 && (group.length === 0 || rows + this.queue[0]!.records.length <= this.maxRows)) {
+          const next = this.queue.shift()!;
+          group.push(next);
+          rows += next.records.length;
+        }
+        try {
+          const records = group.flatMap((p) => p.records);
+          await insertPromptEvents(this.warehouse, records.map(toPromptEvent));
+          await this.store.markSyncedMany(highestVersions(records));
+          for (const p of group) p.resolve();
+        } catch (err) {
+          this.logger.warn({ event: 'prompt_events_write_failed', rows, err }, 'prompt events not written');
+          for (const p of group) p.reject(err);
+        }
+      }
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+}
+
+function highestVersions(records: readonly PromptRecord[]): Array<{ promptId: string; version: number }> {
+  const highest = new Map<string, number>();
+  for (const r of records) highest.set(r.promptId, Math.max(highest.get(r.promptId) ?? 0, r.version));
+  return [...highest].map(([promptId, version]) => ({ promptId, version }));
+}

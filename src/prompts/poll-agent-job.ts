@@ -1,0 +1,85 @@
+/**
+ * The poll step of a sent (or ambiguously sent) prompt: one GET of its agent job per run, the
+ * next run delayed by pollInitialMs doubling to pollMaxMs, until a terminal status that belongs
+ * to this run or the deadline (deadlineMs after the send).
+ *
+ * The race after a send: the server processes a message asynchronously, so right after the POST
+ * the job may still show its PREVIOUS outcome (say `completed`). A terminal status is taken as
+ * this run's outcome only with evidence that the job moved after the send: it was seen `active`
+ * (the POST's own answer counts), or its status or PR link differs from the snapshot taken just
+ * before the send. Without such evidence the same status must be seen on `unchangedPollsToSettle`
+ * polls, spread over the growing interval: a run quicker than our polls leaves no `active` to see.
+ *
+ * A failed GET is just a later poll (the client already retried it briefly).
+ */
+import { AuthError, isTerminalStatus, RateLimitedError, type AgentJob } from '../api/index.js';
+import { backoffMs, GET_RETRY } from './prompt-context.js';
+import type { PromptRecord } from './prompt-record.js';
+import { errorText, formatDuration } from './describe.js';
+import { wait, type StepOutcome } from './step-outcome.js';
+import type { StepScope } from './step-scope.js';
+
+/** Whether a terminal observation is this run's outcome rather than the previous one. */
+export function isOutcomeOfThisSend(record: PromptRecord, job: AgentJob, observedActive: boolean, unchangedPolls: number, pollsToSettle: number): boolean {
+  if (observedActive) return true;
+  const before = record.before;
+  if (!before) return true;
+  if (job.status !== before.status || job.prLink !== before.prLink) return true;
+  return unchangedPolls >= pollsToSettle;
+}
+
+export async function pollStep(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
+  const { ctx } = scope;
+  const sentAtMs = record.sentAtMs ?? ctx.now();
+  const deadlineMs = sentAtMs + ctx.timing.deadlineMs;
+
+  let job: AgentJob | undefined;
+  let pollError: unknown;
+  try {
+    job = await ctx.client.getAgentJob(record.projectId, record.jobId, { retry: GET_RETRY });
+  } catch (err) {
+    if (err instanceof AuthError) throw err;
+    pollError = err;
+  }
+  ctx.observer.polled?.();
+  const polls = record.polls + 1;
+  const now = ctx.now();
+
+  if (job) {
+    const observedActive = record.observedActive || job.status === 'active';
+    // Without evidence of a change, every poll so far showed the old outcome (or failed): their
+    // number, spread over the doubling interval, is the time the server had to start the run.
+    if (isTerminalStatus(job.status) && isOutcomeOfThisSend(record, job, observedActive, polls, ctx.timing.unchangedPollsToSettle)) {
+      return settle(scope, record, job, polls, observedActive);
+    }
+    if (now >= deadlineMs) return deadlinePassed(scope, record, polls, job.status, undefined);
+    await ctx.store.patch(record, { polls, observedActive, lastStatus: job.status });
+  } else {
+    if (now >= deadlineMs) return deadlinePassed(scope, record, polls, record.lastStatus, pollError);
+    // An ambiguous prompt keeps the description of its send in `error`.
+    await ctx.store.patch(record, record.status === 'polling' ? { polls, error: `last poll failed: ${errorText(pollError)}` } : { polls });
+  }
+  let delayMs = Math.min(backoffMs(ctx.timing, polls), deadlineMs - now);
+  if (pollError instanceof RateLimitedError) delayMs = Math.max(delayMs, pollError.retryAfterMs);
+  return wait(delayMs, 'polling');
+}
+
+async function settle(scope: StepScope, record: PromptRecord, job: AgentJob, polls: number, observedActive: boolean): Promise<StepOutcome> {
+  const common = { polls, observedActive, lastStatus: job.status, prLink: job.prLink };
+  if (record.status === 'polling') {
+    if (job.status === 'active') throw new Error('unreachable: active is not terminal');
+    return scope.finish(record, job.status, { ...common, error: null });
+  }
+  const moved = observedActive || job.status !== record.before?.status || job.prLink !== record.before?.prLink;
+  const seen = moved
+    ? `observed: the agent job ran and ended ${job.status}`
+    : `observed: no sign the message was processed (the agent job stayed ${job.status})`;
+  return scope.finish(record, 'ambiguous', { ...common, error: `${record.error ?? 'send outcome unknown'}; ${seen}` });
+}
+
+async function deadlinePassed(scope: StepScope, record: PromptRecord, polls: number, lastStatus: string | undefined, pollError: unknown): Promise<StepOutcome> {
+  const last = lastStatus ? `last seen ${lastStatus}` : `no successful poll${pollError ? ` (${errorText(pollError)})` : ''}`;
+  const text = `no outcome within the deadline (${formatDuration(scope.ctx.timing.deadlineMs)} after the send): ${last}`;
+  if (record.status === 'polling') return scope.finish(record, 'timed_out', { polls, error: text });
+  return scope.finish(record, 'ambiguous', { polls, error: `${record.error ?? 'send outcome unknown'}; ${text}` });
+}

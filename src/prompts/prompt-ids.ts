@@ -1,0 +1,33 @@
+/**
+ * Ids from content, so that submitting the same file twice names the same batch and prompts (and
+ * enqueues nothing new). The batch id hashes the normalized good records in order; a prompt id
+ * hashes its batch, position and content. `--force` salts the batch id to make a new batch.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { PromptInput } from './prompt-input.js';
+
+function sha256Hex(parts: readonly string[]): string {
+  const hash = createHash('sha256');
+  // Length-prefixed parts: no two different lists hash the same text.
+  for (const part of parts) hash.update(`${Buffer.byteLength(part)}:${part}`);
+  return hash.digest('hex');
+}
+
+export function batchIdFor(prompts: readonly PromptInput[], salt?: string): string {
+  const parts = prompts.flatMap((p) => [p.projectId, p.jobId, p.prompt]);
+  return sha256Hex(salt === undefined ? parts : [`salt:${salt}`, ...parts]).slice(0, 16);
+}
+
+export function promptIdFor(batchId: string, position: number, prompt: PromptInput): string {
+  return sha256Hex([batchId, String(position), prompt.projectId, prompt.jobId, prompt.prompt]).slice(0, 20);
+}
+
+/** A salt that makes a forced resubmission a batch of its own. */
+export function newBatchSalt(): string {
+  return `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
+}
+
+/** Batch ids as the CLI accepts them back (`prompts status BATCH`). */
+export function isBatchId(text: string): boolean {
+  return /^[0-9a-f]{16}$/.test(text);
+}

@@ -1,0 +1,58 @@
+/**
+ * The prompts queue's two job types and their ids. Ids are stable, so adding a job that exists is
+ * a no-op: a lane's successor can be added again after a crash without running twice, and a
+ * batch submitted twice adds nothing. A prompt job exists only for the head of its lane.
+ */
+import type { JobsOptions, Queue } from 'bullmq';
+import type { PromptRecord } from './prompt-record.js';
+
+/** Sends one prompt and polls its agent job (re-run as a delayed job between steps). */
+export const PROMPT_JOB = 'prompt';
+/** Records a submitted batch's prompts in the warehouse and lines them up in their lanes. */
+export const BATCH_JOB = 'batch';
+
+export interface PromptJobData {
+  batchId: string;
+  promptId: string;
+  /** Send generation (0, then +1 per explicit resend). */
+  attempt: number;
+}
+
+export interface BatchJobData {
+  batchId: string;
+}
+
+export function promptJobId(promptId: string, attempt: number): string {
+  return `p-${promptId}-${attempt}`;
+}
+
+/** Generation 0 is the submission; each `resend` starts the batch again under a new generation. */
+export function batchJobId(batchId: string, generation: number): string {
+  return `b-${batchId}-${generation}`;
+}
+
+/**
+ * Attempts cover failures of our own side (Redis, warehouse, auth); waits (budget, busy agent
+ * job, polls) are delays and do not spend attempts.
+ */
+const JOB_OPTIONS: JobsOptions = {
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 2000 },
+  removeOnComplete: { age: 7 * 86_400, count: 100_000 },
+  removeOnFail: { age: 30 * 86_400 },
+};
+
+export async function addPromptJobs(queue: Queue, records: ReadonlyArray<Pick<PromptRecord, 'batchId' | 'promptId' | 'attempt'>>): Promise<void> {
+  if (records.length === 0) return;
+  await queue.addBulk(
+    records.map((r) => ({
+      name: PROMPT_JOB,
+      data: { batchId: r.batchId, promptId: r.promptId, attempt: r.attempt } satisfies PromptJobData,
+      opts: { ...JOB_OPTIONS, jobId: promptJobId(r.promptId, r.attempt) },
+    })),
+  );
+}
+
+export async function addBatchJob(queue: Queue, batchId: string, generation: number): Promise<void> {
+  await queue.add(BATCH_JOB, { batchId } satisfies BatchJobData, { ...JOB_OPTIONS, jobId: batchJobId(batchId, generation) });
+}

@@ -1,0 +1,40 @@
+/**
+ * Redis keys of the prompt pipeline, all under the queue prefix so installations sharing one
+ * Redis stay apart. Ids are URI-encoded where they come from users (project and job ids).
+ */
+export class PromptKeys {
+  constructor(private readonly prefix: string) {}
+
+  /** Hash: one prompt's record (text, state, observation). */
+  prompt(promptId: string): string {
+    return `${this.prefix}:prompts:p:${promptId}`;
+  }
+
+  /** Hash: a batch's meta (total, createdAt, source file). */
+  batch(batchId: string): string {
+    return `${this.prefix}:prompts:b:${batchId}`;
+  }
+
+  /** Sorted set: the batch's prompt ids scored by position in the file. */
+  batchPrompts(batchId: string): string {
+    return `${this.prefix}:prompts:b:${batchId}:ids`;
+  }
+
+  /** Hash: prompts of the batch per status, and `_done` for those whose outcome is final. */
+  batchCounts(batchId: string): string {
+    return `${this.prefix}:prompts:b:${batchId}:counts`;
+  }
+
+  /** Sorted set of batch ids by creation time. */
+  batches(): string {
+    return `${this.prefix}:prompts:batches`;
+  }
+
+  /**
+   * List: the prompts waiting for one agent job, in the order they must be sent; the head is the
+   * one allowed to run. Shared by all batches, so ordering holds across them.
+   */
+  lane(projectId: string, jobId: string): string {
+    return `${this.prefix}:prompts:lane:${encodeURIComponent(projectId)}/${encodeURIComponent(jobId)}`;
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * A prompt's record in Redis: its text, its public status, and what the pipeline observed. Redis
+ * is the source of truth the processor works from; the warehouse gets an event per change.
+ */
+import type { AgentJobStatus } from '../api/index.js';
+import { AGENT_JOB_STATUSES } from '../api/index.js';
+import { isPromptStatus, type PromptStatus } from './prompt-status.js';
+
+/** The agent job as seen right before the send: a terminal status equal to it proves nothing. */
+export interface JobSnapshot {
+  status: AgentJobStatus;
+  prLink: string | null;
+}
+
+export interface PromptRecord {
+  promptId: string;
+  batchId: string;
+  /** 0-based position in the batch's file. */
+  position: number;
+  projectId: string;
+  jobId: string;
+  prompt: string;
+  status: PromptStatus;
+  /** Increases with every status change; the warehouse keeps the highest. */
+  version: number;
+  /** Send generation: 0, then +1 per explicit resend. Jobs of older generations do nothing. */
+  attempt: number;
+  /** The outcome is final (an `ambiguous` prompt is final only once its observation ended). */
+  done: boolean;
+  /** Entered its agent job's lane (the order of sends to that job). */
+  laned: boolean;
+  /** Highest version written to the warehouse. */
+  syncedVersion: number;
+  /** The agent job right before the send. */
+  before: JobSnapshot | undefined;
+  /** Epoch ms of the send (the POST going out). */
+  sentAtMs: number | undefined;
+  finishedAtMs: number | undefined;
+  /** GETs of the agent job after the send. */
+  polls: number;
+  /** The agent job was seen `active` after the send (the POST's answer counts). */
+  observedActive: boolean;
+  /** Last status seen after the send. */
+  lastStatus: AgentJobStatus | undefined;
+  prLink: string | null;
+  error: string | undefined;
+  /** Epoch ms when the job was first found busy (active) before sending. */
+  waitingSinceMs: number | undefined;
+  /** GETs before the send (their count drives the backoff of waiting). */
+  checks: number;
+  /** Consecutive failed attempts to check or send that proved nothing was sent. */
+  failures: number;
+}
+
+/** Hash field names of the record (what the Lua scripts read and write). */
+export const F = {
+  batchId: 'batchId',
+  position: 'position',
+  projectId: 'projectId',
+  jobId: 'jobId',
+  prompt: 'prompt',
+  status: 'status',
+  version: 'version',
+  attempt: 'attempt',
+  done: 'done',
+  laned: 'laned',
+  synced: 'synced',
+  before: 'before',
+  sentAt: 'sentAt',
+  finishedAt: 'finishedAt',
+  polls: 'polls',
+  observedActive: 'observedActive',
+  lastStatus: 'lastStatus',
+  prLink: 'prLink',
+  error: 'error',
+  waitingSince: 'waitingSince',
+  checks: 'checks',
+  failures: 'failures',
+} as const;
+
+export type RecordField = (typeof F)[keyof typeof F];
+
+function int(value: string | undefined, fallback = 0): number {
+  const n = value === undefined ? NaN : Number(value);
+  return Number.isFinite(n) ? n : fallback;
+}
+
+function optionalInt(value: string | undefined): number | undefined {
+  return value === undefined || value === '' ? undefined : int(value);
+}
+
+function agentStatus(value: string | undefined): AgentJobStatus | undefined {
+  return value !== undefined && (AGENT_JOB_STATUSES as readonly string[]).includes(value) ? (value as AgentJobStatus) : undefined;
+}
+
+function snapshot(value: string | undefined): JobSnapshot | undefined {
+  if (!value) return undefined;
+  try {
+    const parsed = JSON.parse(value) as { status?: string; prLink?: unknown };
+    const status = agentStatus(parsed.status);
+    return status ? { status, prLink: typeof parsed.prLink === 'string' ? parsed.prLink : null } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Decodes a hash (HGETALL) into a record; undefined when the prompt does not exist. */
+export function decodeRecord(promptId: string, hash: Record<string, string>): PromptRecord | undefined {
+  const status = hash[F.status];
+  if (status === undefined || !isPromptStatus(status)) return undefined;
+  return {
+    promptId,
+    batchId: hash[F.batchId] ?? '',
+    position: int(hash[F.position]),
+    projectId: hash[F.projectId] ?? '',
+    jobId: hash[F.jobId] ?? '',
+    prompt: hash[F.prompt] ?? '',
+    status,
+    version: int(hash[F.version]),
+    attempt: int(hash[F.attempt]),
+    done: hash[F.done] === '1',
+    laned: hash[F.laned] === '1',
+    syncedVersion: int(hash[F.synced]),
+    before: snapshot(hash[F.before]),
+    sentAtMs: optionalInt(hash[F.sentAt]),
+    finishedAtMs: optionalInt(hash[F.finishedAt]),
+    polls: int(hash[F.polls]),
+    observedActive: hash[F.observedActive] === '1',
+    lastStatus: agentStatus(hash[F.lastStatus]),
+    prLink: hash[F.prLink] || null,
+    error: hash[F.error] || undefined,
+    waitingSinceMs: optionalInt(hash[F.waitingSince]),
+    checks: int(hash[F.checks]),
+    failures: int(hash[F.failures]),
+  };
+}
+
+/** Flat HGETALL reply (as Lua returns it) to an object. */
+export function pairsToHash(flat: unknown): Record<string, string> {
+  const hash: Record<string, string> = {};
+  if (!Array.isArray(flat)) return hash;
+  for (let i = 0; i + 1 < flat.length; i += 2) hash[String(flat[i])] = String(flat[i + 1]);
+  return hash;
+}

@@ -1,0 +1,113 @@
+/**
+ * The atomic steps of the prompt state machine, as Lua. Each guards on the record's `attempt`
+ * (a job of an older send generation must not touch a resent prompt) and on `done` (a final
+ * outcome never changes), and keeps the batch's per-status counts in step with the record.
+ */
+import { LuaScript } from './lua-script.js';
+
+/**
+ * Creates a prompt unless it exists. KEYS: prompt, batch ids, batch counts.
+ * ARGV: position, promptId, field/value pairs. Returns 1 when created.
+ */
+export const CREATE_PROMPT = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('ZADD', KEYS[2], 'NX', ARGV[1], ARGV[2])
+  return 0
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HINCRBY', KEYS[3], 'queued', 1)
+return 1
+`);
+
+/**
+ * Moves a prompt to a new status. KEYS: prompt, batch counts.
+ * ARGV: attempt, allowed current statuses (comma-separated, or *), new status, done (1/0),
+ * field/value pairs (an empty value deletes the field).
+ * Returns {1, status, fields} on success, {0, status} when the current status is not allowed,
+ * {-1} when missing, {-2, status} for another attempt, {-3, status} when already final.
+ */
+export const TRANSITION = new LuaScript(`
+local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'version', 'done')
+if not cur[1] then return {-1} end
+if cur[2] ~= ARGV[1] then return {-2, cur[1]} end
+if cur[4] == '1' then return {-3, cur[1]} end
+if ARGV[2] ~= '*' then
+  local allowed = false
+  for s in string.gmatch(ARGV[2], '[^,]+') do
+    if s == cur[1] then allowed = true end
+  end
+  if not allowed then return {0, cur[1]} end
+end
+redis.call('HSET', KEYS[1], 'status', ARGV[3], 'version', tonumber(cur[3] or '0') + 1)
+for i = 5, #ARGV, 2 do
+  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+if ARGV[4] == '1' then
+  redis.call('HSET', KEYS[1], 'done', '1')
+  redis.call('HINCRBY', KEYS[2], '_done', 1)
+end
+if cur[1] ~= ARGV[3] then
+  redis.call('HINCRBY', KEYS[2], cur[1], -1)
+  redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+end
+return {1, ARGV[3], redis.call('HGETALL', KEYS[1])}
+`);
+
+/**
+ * Updates observation fields without a status change (no new version). KEYS: prompt.
+ * ARGV: attempt, expected status, field/value pairs (empty deletes). Returns 1 when applied.
+ */
+export const PATCH = new LuaScript(`
+local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'done')
+if not cur[1] or cur[2] ~= ARGV[1] or cur[1] ~= ARGV[2] or cur[3] == '1' then return 0 end
+for i = 3, #ARGV, 2 do
+  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+return 1
+`);
+
+/** Records that the warehouse has `version`. KEYS: prompt. ARGV: version. */
+export const MARK_SYNCED = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'synced') or '0') < tonumber(ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'synced', ARGV[1])
+end
+return 1
+`);
+
+/**
+ * Appends a prompt to its agent job's lane once (not when final or already in it).
+ * KEYS: prompt, lane. ARGV: promptId. Returns {1, head} or {-1} when the prompt is missing.
+ */
+export const LANE_ENTER = new LuaScript(`
+local f = redis.call('HMGET', KEYS[1], 'status', 'done', 'laned')
+if not f[1] then return {-1} end
+if f[2] ~= '1' and f[3] ~= '1' then
+  redis.call('RPUSH', KEYS[2], ARGV[1])
+  redis.call('HSET', KEYS[1], 'laned', '1')
+end
+return {1, redis.call('LINDEX', KEYS[2], 0) or ''}
+`);
+
+/** Takes a final prompt out of its lane. KEYS: lane. ARGV: promptId. Returns the new head or ''. */
+export const LANE_LEAVE = new LuaScript(`
+redis.call('LREM', KEYS[1], 0, ARGV[1])
+return redis.call('LINDEX', KEYS[1], 0) or ''
+`);
+
+/**
+ * Makes a final ambiguous prompt a new send attempt. KEYS: prompt, batch counts.
+ * ARGV: observation fields to clear. Returns {1, fields} or {0}.
+ */
+export const RESEND = new LuaScript(`
+local cur = redis.call('HMGET', KEYS[1], 'status', 'done', 'attempt', 'version')
+if cur[1] ~= 'ambiguous' or cur[2] ~= '1' then return {0} end
+redis.call('HSET', KEYS[1], 'status', 'queued', 'done', '0', 'laned', '0',
+  'attempt', tonumber(cur[3] or '0') + 1, 'version', tonumber(cur[4] or '0') + 1)
+for i = 1, #ARGV do redis.call('HDEL', KEYS[1], ARGV[i]) end
+redis.call('HINCRBY', KEYS[2], 'ambiguous', -1)
+redis.call('HINCRBY', KEYS[2], 'queued', 1)
+redis.call('HINCRBY', KEYS[2], '_done', -1)
+return {1, redis.call('HGETALL', KEYS[1])}
+`);

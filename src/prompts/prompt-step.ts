@@ -1,0 +1,85 @@
+/**
+ * One run of a prompt job: reads the prompt's record and takes the next step from its status.
+ *
+ *   queued ──send──▶ sending ──200──▶ polling ──terminal──▶ completed | archived | failed
+ *     │  ▲              │  │                  └─deadline──▶ timed_out
+ *     │  └─429/unsent───┘  ├─400/404────────▶ rejected
+ *     │                    └─5xx/timeout/reset/unknown──▶ ambiguous (observed by polling, then final)
+ *     ├─job 404 / archived / failing checks───▶ rejected
+ *     └─job active past the deadline──────────▶ timed_out
+ *
+ * A run that STARTS in `sending` is a re-run of a job whose worker stopped between the claim and
+ * recording the POST's answer (a crash, a stalled lock): the POST may have gone out, so it is
+ * never repeated; the prompt becomes `ambiguous` and its agent job is observed like any other.
+ */
+import { pollStep } from './poll-agent-job.js';
+import type { PromptContext } from './prompt-context.js';
+import type { PromptJobData } from './prompt-jobs.js';
+import type { PromptRecord } from './prompt-record.js';
+import { passLane } from './lanes.js';
+import { sendStep } from './send-prompt.js';
+import { wait, type StepOutcome } from './step-outcome.js';
+import { StepScope } from './step-scope.js';
+
+export async function runPromptStep(ctx: PromptContext, data: PromptJobData): Promise<StepOutcome> {
+  const record = await ctx.store.read(data.promptId);
+  if (!record) return { kind: 'skipped', reason: 'prompt not found' };
+  if (record.attempt !== data.attempt) return { kind: 'skipped', reason: `attempt ${data.attempt} was superseded by ${record.attempt}` };
+  const scope = new StepScope(ctx, record);
+  let outcome: StepOutcome;
+  try {
+    outcome = await advance(scope, record);
+  } catch (err) {
+    // The changes made before the failure still go to the warehouse; the failure is what counts.
+    await scope.flush().catch((flushErr: unknown) => scope.logger.warn({ event: 'prompt_events_write_failed', err: flushErr }, 'events kept for the next run'));
+    throw err;
+  }
+  await scope.flush();
+  return outcome;
+}
+
+async function advance(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
+  if (record.done) {
+    // Final already: a re-run after a crash completes the hand-over of the lane.
+    await passLane(scope.ctx.store, scope.ctx.queue, record);
+    return { kind: 'finished', status: record.status };
+  }
+  switch (record.status) {
+    case 'queued':
+      return sendStep(scope, record);
+    case 'sending': {
+      const moved = await scope.move(record, 'ambiguous', {
+        error: 'the worker stopped while sending; the message may have been received, so it is not resent',
+      });
+      if (!moved.ok) return { kind: 'skipped', reason: moved.reason };
+      return wait(scope.ctx.timing.pollInitialMs, 'ambiguous send; observing the agent job');
+    }
+    case 'polling':
+    case 'ambiguous':
+      return pollStep(scope, record);
+    default:
+      // A final status whose `done` flag was never set (not written by this code): make it final.
+      return scope.finish(record, record.status);
+  }
+}
+
+/**
+ * The queue gave up on a prompt job (its attempts are spent, or the error cannot be retried):
+ * the prompt ends with what is known, and its lane moves on so later prompts are not blocked.
+ */
+export async function abandonPrompt(ctx: PromptContext, data: PromptJobData, reason: string): Promise<void> {
+  const record = await ctx.store.read(data.promptId);
+  if (!record || record.attempt !== data.attempt) return;
+  const scope = new StepScope(ctx, record);
+  if (record.done) {
+    await passLane(ctx.store, ctx.queue, record);
+  } else if (record.status === 'queued') {
+    await scope.finish(record, 'rejected', { error: `not sent: ${reason}` });
+  } else if (record.status === 'polling') {
+    await scope.finish(record, 'timed_out', { error: `polling stopped: ${reason}` });
+  } else {
+    // sending or ambiguous: whether it was received is unknown.
+    await scope.finish(record, 'ambiguous', { error: `${record.error ? `${record.error}; ` : ''}gave up: ${reason}` });
+  }
+  await scope.flush();
+}

@@ -1,0 +1,244 @@
+/**
+ * Prompt records, batches and lanes in Redis: the one place that knows their layout. Every write
+ * that decides something (a status change, entering or leaving a lane) is one Lua script, so two
+ * workers racing on the same prompt cannot both win.
+ */
+import type { ChainableCommander, Redis } from 'ioredis';
+import type { LuaScript } from './lua-script.js';
+import type { PromptInput } from './prompt-input.js';
+import { decodeRecord, F, pairsToHash, type PromptRecord, type RecordField } from './prompt-record.js';
+import { PromptKeys } from './prompt-keys.js';
+import { CREATE_PROMPT, LANE_ENTER, LANE_LEAVE, MARK_SYNCED, PATCH, RESEND, TRANSITION } from './prompt-scripts.js';
+import { PROMPT_STATUSES, type PromptStatus } from './prompt-status.js';
+
+/** A field change: a value to set, or null to remove the field. */
+export type FieldChanges = Partial<Record<RecordField, string | number | boolean | null>>;
+
+export interface TransitionRequest {
+  /** Send generation the caller works for. */
+  attempt: number;
+  /** Statuses the prompt may be in for the change to apply; `*` = any non-final one. */
+  from: readonly PromptStatus[] | '*';
+  to: PromptStatus;
+  /** The outcome becomes final. @default false */
+  done?: boolean;
+  set?: FieldChanges;
+}
+
+export type TransitionResult =
+  | { ok: true; record: PromptRecord }
+  | { ok: false; reason: 'missing' | 'other-attempt' | 'final' | 'wrong-status'; status?: PromptStatus };
+
+export interface BatchMeta {
+  batchId: string;
+  total: number;
+  createdAtMs: number;
+  /** The file it came from, for display. */
+  source: string;
+}
+
+export interface NewPrompt extends PromptInput {
+  promptId: string;
+  position: number;
+}
+
+/** Observation fields a resend clears. */
+const OBSERVATION_FIELDS: RecordField[] = [
+  F.before, F.sentAt, F.finishedAt, F.polls, F.observedActive, F.lastStatus, F.prLink, F.error, F.waitingSince, F.checks, F.failures,
+];
+
+/** The hash of a prompt just submitted, as field/value pairs. */
+function newPromptFields(batchId: string, p: NewPrompt): string[] {
+  const fields: Record<string, string> = {
+    [F.batchId]: batchId,
+    [F.position]: String(p.position),
+    [F.projectId]: p.projectId,
+    [F.jobId]: p.jobId,
+    [F.prompt]: p.prompt,
+    [F.status]: 'queued',
+    [F.version]: '1',
+    [F.attempt]: '0',
+    [F.done]: '0',
+    [F.laned]: '0',
+    [F.synced]: '0',
+  };
+  return Object.entries(fields).flat();
+}
+
+function encode(value: string | number | boolean | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  return String(value);
+}
+
+function changeArgs(changes: FieldChanges | undefined): string[] {
+  return Object.entries(changes ?? {}).flatMap(([field, value]) => [field, encode(value)]);
+}
+
+export class PromptStore {
+  readonly keys: PromptKeys;
+
+  constructor(
+    readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.keys = new PromptKeys(prefix);
+  }
+
+  /** Records a batch and its prompts (those not recorded yet); returns how many were new. */
+  async createBatch(meta: BatchMeta, prompts: readonly NewPrompt[]): Promise<{ added: number; existing: number }> {
+    const { batchId } = meta;
+    await this.redis
+      .multi()
+      .hsetnx(this.keys.batch(batchId), 'createdAt', String(meta.createdAtMs))
+      .hset(this.keys.batch(batchId), 'total', String(meta.total), 'source', meta.source)
+      .zadd(this.keys.batches(), 'NX', meta.createdAtMs, batchId)
+      .exec();
+    let added = 0;
+    const chunkSize = 500;
+    for (let start = 0; start < prompts.length; start += chunkSize) {
+      const results = await this.runScripted(CREATE_PROMPT, (pipeline) => {
+        for (const p of prompts.slice(start, start + chunkSize)) {
+          const keys = [this.keys.prompt(p.promptId), this.keys.batchPrompts(batchId), this.keys.batchCounts(batchId)];
+          pipeline.evalsha(CREATE_PROMPT.sha, keys.length, ...keys, p.position, p.promptId, ...newPromptFields(batchId, p));
+        }
+      });
+      added += results.filter((r) => Number(r) === 1).length;
+    }
+    return { added, existing: prompts.length - added };
+  }
+
+  async read(promptId: string): Promise<PromptRecord | undefined> {
+    return decodeRecord(promptId, await this.redis.hgetall(this.keys.prompt(promptId)));
+  }
+
+  async readMany(promptIds: readonly string[]): Promise<Array<PromptRecord | undefined>> {
+    const records: Array<PromptRecord | undefined> = [];
+    const chunkSize = 500;
+    for (let start = 0; start < promptIds.length; start += chunkSize) {
+      const ids = promptIds.slice(start, start + chunkSize);
+      const pipeline = this.redis.pipeline();
+      for (const id of ids) pipeline.hgetall(this.keys.prompt(id));
+      const results = (await pipeline.exec()) ?? [];
+      results.forEach(([err, hash], i) => {
+        if (err) throw err;
+        records.push(decodeRecord(ids[i]!, hash as Record<string, string>));
+      });
+    }
+    return records;
+  }
+
+  async transition(promptId: string, batchId: string, request: TransitionRequest): Promise<TransitionResult> {
+    const from = request.from === '*' ? '*' : request.from.join(',');
+    const reply = (await TRANSITION.run(
+      this.redis,
+      [this.keys.prompt(promptId), this.keys.batchCounts(batchId)],
+      [request.attempt, from, request.to, request.done ? '1' : '0', ...changeArgs(request.set)],
+    )) as [number, string?, unknown?];
+    const code = Number(reply[0]);
+    const status = reply[1] as PromptStatus | undefined;
+    if (code === 1) {
+      const record = decodeRecord(promptId, pairsToHash(reply[2]));
+      if (!record) throw new Error(`prompt ${promptId}: unreadable record after a transition`);
+      return { ok: true, record };
+    }
+    const reason = code === -1 ? 'missing' : code === -2 ? 'other-attempt' : code === -3 ? 'final' : 'wrong-status';
+    return { ok: false, reason, status };
+  }
+
+  /** Updates observation fields of a prompt still in `status`; false when it moved on. */
+  async patch(record: Pick<PromptRecord, 'promptId' | 'attempt' | 'status'>, changes: FieldChanges): Promise<boolean> {
+    const reply = await PATCH.run(this.redis, [this.keys.prompt(record.promptId)], [record.attempt, record.status, ...changeArgs(changes)]);
+    return Number(reply) === 1;
+  }
+
+  async markSynced(promptId: string, version: number): Promise<void> {
+    await MARK_SYNCED.run(this.redis, [this.keys.prompt(promptId)], [version]);
+  }
+
+  async markSyncedMany(versions: ReadonlyArray<{ promptId: string; version: number }>): Promise<void> {
+    if (versions.length === 0) return;
+    await this.runScripted(MARK_SYNCED, (pipeline) => {
+      for (const v of versions) pipeline.evalsha(MARK_SYNCED.sha, 1, this.keys.prompt(v.promptId), v.version);
+    });
+  }
+
+  /** Puts prompts in their lanes, in the given order; returns each lane's head afterwards. */
+  async enterLanes(records: ReadonlyArray<Pick<PromptRecord, 'promptId' | 'projectId' | 'jobId'>>): Promise<string[]> {
+    const heads = new Set<string>();
+    const chunkSize = 500;
+    for (let start = 0; start < records.length; start += chunkSize) {
+      const replies = await this.runScripted(LANE_ENTER, (pipeline) => {
+        for (const r of records.slice(start, start + chunkSize)) {
+          pipeline.evalsha(LANE_ENTER.sha, 2, this.keys.prompt(r.promptId), this.keys.lane(r.projectId, r.jobId), r.promptId);
+        }
+      });
+      for (const reply of replies) {
+        const [code, head] = reply as [number, string?];
+        if (Number(code) === 1 && head) heads.add(head);
+      }
+    }
+    return [...heads];
+  }
+
+  /** Takes a final prompt out of its lane; returns the lane's new head, if any. */
+  async leaveLane(record: Pick<PromptRecord, 'promptId' | 'projectId' | 'jobId'>): Promise<string | undefined> {
+    const head = await LANE_LEAVE.run(this.redis, [this.keys.lane(record.projectId, record.jobId)], [record.promptId]);
+    return typeof head === 'string' && head !== '' ? head : undefined;
+  }
+
+  async laneHead(projectId: string, jobId: string): Promise<string | undefined> {
+    return (await this.redis.lindex(this.keys.lane(projectId, jobId), 0)) ?? undefined;
+  }
+
+  /** Makes a final ambiguous prompt a new attempt (status queued); undefined when it is not one. */
+  async resend(promptId: string, batchId: string): Promise<PromptRecord | undefined> {
+    const reply = (await RESEND.run(this.redis, [this.keys.prompt(promptId), this.keys.batchCounts(batchId)], OBSERVATION_FIELDS)) as [number, unknown?];
+    return Number(reply[0]) === 1 ? decodeRecord(promptId, pairsToHash(reply[1])) : undefined;
+  }
+
+  async batchMeta(batchId: string): Promise<BatchMeta | undefined> {
+    const hash = await this.redis.hgetall(this.keys.batch(batchId));
+    if (hash.total === undefined) return undefined;
+    return { batchId, total: Number(hash.total), createdAtMs: Number(hash.createdAt ?? 0), source: hash.source ?? '' };
+  }
+
+  /** Prompts per status, and how many are final. */
+  async batchCounts(batchId: string): Promise<{ byStatus: Record<PromptStatus, number>; done: number }> {
+    const hash = await this.redis.hgetall(this.keys.batchCounts(batchId));
+    const byStatus = Object.fromEntries(PROMPT_STATUSES.map((s) => [s, Math.max(0, Number(hash[s] ?? 0))])) as Record<PromptStatus, number>;
+    return { byStatus, done: Number(hash._done ?? 0) };
+  }
+
+  /** The batch's prompt ids in file order. */
+  async batchPromptIds(batchId: string): Promise<string[]> {
+    return this.redis.zrange(this.keys.batchPrompts(batchId), 0, -1);
+  }
+
+  /** Bumps and returns the batch's start generation (each start of a batch job gets its own id). */
+  async nextBatchGeneration(batchId: string): Promise<number> {
+    return this.redis.hincrby(this.keys.batch(batchId), 'generation', 1);
+  }
+
+  /**
+   * Runs a pipeline of one script's EVALSHA calls. A server that lacks the script (first use, or
+   * after a restart) gets it loaded and the pipeline rebuilt and run again: every script here is
+   * idempotent, so replaying the calls that did run is harmless.
+   */
+  private async runScripted(script: LuaScript, build: (pipeline: ChainableCommander) => void): Promise<unknown[]> {
+    for (let round = 0; ; round++) {
+      const pipeline = this.redis.pipeline();
+      build(pipeline);
+      const results = (await pipeline.exec()) ?? [];
+      const missing = results.some(([err]) => err instanceof Error && err.message.startsWith('NOSCRIPT'));
+      if (missing && round === 0) {
+        await this.redis.script('LOAD', script.source);
+        continue;
+      }
+      return results.map(([err, value]) => {
+        if (err) throw err;
+        return value;
+      });
+    }
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Reads a prompt file: JSONL or CSV by extension (`.jsonl`, `.ndjson` / `.csv`), else by content
+ * (a first non-blank character `{` means JSONL). A file that cannot be read or holds no record at
+ * all is a UsageError (one line); bad lines are returned, not thrown, so good ones still go.
+ */
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { UsageError } from '../errors.js';
+import { parseCsv } from './parse-csv.js';
+import { parseJsonl, type ParsedPrompts } from './parse-jsonl.js';
+import type { PromptLimits } from './prompt-input.js';
+
+export type PromptFileFormat = 'jsonl' | 'csv';
+
+export interface PromptFile extends ParsedPrompts {
+  path: string;
+  format: PromptFileFormat;
+}
+
+export function detectFormat(path: string, text: string): PromptFileFormat {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
+  if (ext === '.csv') return 'csv';
+  return text.replace(/^\uFEFF/, '').trimStart().startsWith('{') ? 'jsonl' : 'csv';
+}
+
+export async function readPromptFile(path: string, limits: PromptLimits): Promise<PromptFile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'unreadable';
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : code;
+    throw new UsageError(`${path}: cannot read the prompt file (${why})`);
+  }
+  return parsePromptText(path, text, limits);
+}
+
+/** Parses the text of a prompt file named `path` (the name picks the format and labels errors). */
+export async function parsePromptText(path: string, text: string, limits: PromptLimits): Promise<PromptFile> {
+  if (text.replace(/^\uFEFF/, '').trim() === '') throw new UsageError(`${path}: the prompt file is empty`);
+  const format = detectFormat(path, text);
+  const parsed = format === 'jsonl' ? parseJsonl(text, limits) : await parseCsv(text, limits, path);
+  if (parsed.prompts.length === 0 && parsed.problems.length === 0) throw new UsageError(`${path}: the prompt file holds no prompts`);
+  return { path, format, ...parsed };
+}
+
+/** `FILE:LINE: reason`, the form editors and terminals link to. */
+export function formatProblem(path: string, problem: { line: number; reason: string }): string {
+  return `${path}:${problem.line}: ${problem.reason}`;
+}

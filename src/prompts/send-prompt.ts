@@ -1,0 +1,130 @@
+/**
+ * The send step of a queued prompt, at most once:
+ * 1. only the head of its lane sends (earlier prompts to the same agent job come first);
+ * 2. a GET shows the agent job is not `active` (never message a running job) and not archived;
+ * 3. the project's message budget grants a slot (else: wait, as a delayed job);
+ * 4. queued → sending is claimed atomically in Redis BEFORE the POST; a run that later finds
+ *    `sending` cannot know whether the POST went out, so it never posts (see prompt-step.ts);
+ * 5. one POST, no retries inside the client. Its failure decides: 429 or a connection never
+ *    made prove the server did not take it (back to queued, wait); 400/404 → rejected; anything
+ *    else (5xx, timeout, reset, bad body) may have been taken → ambiguous, observed, not resent.
+ */
+import {
+  AmbiguousSendError,
+  AuthError,
+  InvalidRequestError,
+  MintlifyApiError,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+  type AgentJob,
+} from '../api/index.js';
+import { errorText, formatDuration } from './describe.js';
+import { backoffMs, GET_RETRY } from './prompt-context.js';
+import type { PromptRecord } from './prompt-record.js';
+import type { StepScope } from './step-scope.js';
+import { wait, type StepOutcome } from './step-outcome.js';
+
+export async function sendStep(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
+  const { ctx } = scope;
+  const head = await ctx.store.laneHead(record.projectId, record.jobId);
+  if (head !== record.promptId) {
+    // Not its turn: a job exists only for lane heads, so this is a leftover; look again later.
+    return wait(ctx.timing.pollMaxMs, 'not the head of its lane');
+  }
+
+  let job: AgentJob;
+  try {
+    job = await ctx.client.getAgentJob(record.projectId, record.jobId, { retry: GET_RETRY });
+  } catch (err) {
+    ctx.observer.polled?.();
+    if (err instanceof NotFoundError || err instanceof InvalidRequestError) {
+      return scope.finish(record, 'rejected', { error: `not sent: ${errorText(err)}` });
+    }
+    if (err instanceof RateLimitedError) return wait(err.retryAfterMs, 'rate limited checking the agent job');
+    if (err instanceof AuthError || !(err instanceof MintlifyApiError)) throw err;
+    return failedAttempt(scope, record, err);
+  }
+  ctx.observer.polled?.();
+
+  if (job.status === 'archived') return scope.finish(record, 'rejected', { error: 'not sent: the agent job is archived' });
+  const now = ctx.now();
+  if (job.status === 'active') {
+    const since = record.waitingSinceMs ?? now;
+    if (now - since >= ctx.timing.deadlineMs) {
+      return scope.finish(record, 'timed_out', { error: `not sent: the agent job stayed active for ${formatDuration(now - since)}` });
+    }
+    await ctx.store.patch(record, { waitingSince: since, checks: record.checks + 1, failures: 0 });
+    return wait(backoffMs(ctx.timing, record.checks), 'agent job is active');
+  }
+
+  const take = await ctx.budget(record.projectId).tryTake();
+  if (!take.granted) return wait(take.waitMs, 'message budget spent');
+
+  const claim = await scope.move(record, 'sending', {
+    before: JSON.stringify({ status: job.status, prLink: job.prLink }),
+    sentAt: now,
+    error: null,
+  });
+  if (!claim.ok) return wait(ctx.timing.pollInitialMs, `claim refused: ${claim.reason}`);
+  const sending = claim.record;
+
+  let answer: AgentJob;
+  try {
+    ctx.observer.sent?.();
+    answer = await ctx.client.sendMessage(record.projectId, record.jobId, record.prompt, { retry: false });
+  } catch (err) {
+    return sendFailed(scope, sending, err);
+  }
+  const polling = await scope.move(sending, 'polling', {
+    observedActive: answer.status === 'active',
+    lastStatus: answer.status,
+    waitingSince: null,
+    failures: 0,
+    error: null,
+  });
+  if (!polling.ok) return { kind: 'skipped', reason: `sent, but the record moved on: ${polling.reason}` };
+  return wait(ctx.timing.pollInitialMs, 'sent; first poll');
+}
+
+async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown): Promise<StepOutcome> {
+  const { ctx } = scope;
+  const unsent = { sentAt: null, before: null };
+  if (err instanceof RateLimitedError) {
+    // Someone else spent the project's budget: everyone waits, and this prompt was not taken.
+    await ctx.budget(sending.projectId).pause(err.retryAfterMs);
+    const back = await scope.move(sending, 'queued', { ...unsent, error: `not sent yet: ${errorText(err)}` });
+    if (!back.ok) return { kind: 'skipped', reason: back.reason };
+    return wait(err.retryAfterMs, 'rate limited (429)');
+  }
+  if (err instanceof NetworkError && !err.requestSent) {
+    const back = await scope.move(sending, 'queued', unsent);
+    if (!back.ok) return { kind: 'skipped', reason: back.reason };
+    return failedAttempt(scope, back.record, err);
+  }
+  if (err instanceof InvalidRequestError || err instanceof NotFoundError) {
+    return scope.finish(sending, 'rejected', { ...unsent, error: errorText(err) });
+  }
+  if (err instanceof AuthError) {
+    // Refused before processing: not sent. The queue's error handling ends it (a key problem).
+    await scope.move(sending, 'queued', { ...unsent, error: `not sent: ${errorText(err)}` });
+    throw err;
+  }
+  const cause = err instanceof AmbiguousSendError && err.cause !== undefined ? err.cause : err;
+  const ambiguous = await scope.move(sending, 'ambiguous', {
+    error: `the send may have been received (${errorText(cause)}); not resent`,
+  });
+  if (!ambiguous.ok) return { kind: 'skipped', reason: ambiguous.reason };
+  return wait(ctx.timing.pollInitialMs, 'ambiguous send; observing the agent job');
+}
+
+/** A check or send that failed without sending anything: back off, and give up after too many. */
+async function failedAttempt(scope: StepScope, record: PromptRecord, err: unknown): Promise<StepOutcome> {
+  const { ctx } = scope;
+  const failures = record.failures + 1;
+  if (failures >= ctx.timing.maxConsecutiveFailures) {
+    return scope.finish(record, 'rejected', { error: `not sent after ${failures} failed attempts: ${errorText(err)}`, failures });
+  }
+  await ctx.store.patch(record, { failures, error: `not sent yet: ${errorText(err)}` });
+  return wait(backoffMs(ctx.timing, failures - 1), 'check failed');
+}

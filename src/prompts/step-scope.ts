@@ -1,0 +1,59 @@
+/**
+ * One run of a prompt job: changes the record through the store (each change remembered for the
+ * warehouse and counted for metrics), and flushes the changes at the end of the run.
+ */
+import type { Logger } from '../logger.js';
+import { passLane } from './lanes.js';
+import type { PromptContext } from './prompt-context.js';
+import type { PromptRecord } from './prompt-record.js';
+import type { PromptStatus } from './prompt-status.js';
+import type { FieldChanges, TransitionResult } from './prompt-store.js';
+import type { StepOutcome } from './step-outcome.js';
+
+export class StepScope {
+  readonly logger: Logger;
+  private readonly changed: PromptRecord[] = [];
+
+  constructor(
+    readonly ctx: PromptContext,
+    record: PromptRecord,
+  ) {
+    this.logger = ctx.logger.child({ batch: record.batchId, prompt: record.promptId, project: record.projectId, job: record.jobId });
+    // A run that died before writing its changes: the warehouse gets the current state now.
+    if (record.syncedVersion < record.version) this.changed.push(record);
+  }
+
+  /** Moves the prompt from `record.status` to `to`; the result says why when it could not. */
+  async move(record: PromptRecord, to: PromptStatus, set: FieldChanges = {}, done = false): Promise<TransitionResult> {
+    const result = await this.ctx.store.transition(record.promptId, record.batchId, {
+      attempt: record.attempt,
+      from: [record.status],
+      to,
+      done,
+      set,
+    });
+    if (result.ok) {
+      this.changed.push(result.record);
+      this.ctx.observer.statusChanged?.(to);
+      const level = done ? 'info' : 'debug';
+      this.logger[level]({ event: 'prompt.status', from: record.status, status: to, done, error: result.record.error }, 'prompt status');
+    } else {
+      this.logger.warn({ event: 'prompt.transition_refused', from: record.status, to, reason: result.reason, current: result.status }, 'prompt moved on elsewhere');
+    }
+    return result;
+  }
+
+  /** Ends the prompt with a final outcome and hands its lane on. */
+  async finish(record: PromptRecord, to: PromptStatus, set: FieldChanges = {}): Promise<StepOutcome> {
+    const result = await this.move(record, to, { finishedAt: this.ctx.now(), ...set }, true);
+    if (!result.ok) return { kind: 'skipped', reason: `could not end as ${to}: ${result.reason}` };
+    await passLane(this.ctx.store, this.ctx.queue, result.record);
+    return { kind: 'finished', status: to };
+  }
+
+  /** Writes this run's changes to the warehouse. */
+  async flush(): Promise<void> {
+    const records = this.changed.splice(0);
+    await this.ctx.writer.write(records);
+  }
+}
