@@ -181,27 +181,45 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
     }
   };
 
-  const flush = async () => {
-    if (batch.length > 0) {
-      await insertVisitorBatch(warehouse, {
-        runId: cp.runId,
-        projectId: task.projectId,
-        dateFrom: task.dateFrom,
-        dateTo: task.dateTo,
-        batchOffset: batchStart,
-        batchEnd: consumed,
-        rows: batch,
-      });
-      deps.observer?.rowsLoaded?.(task.projectId, batch.length);
-      log.debug({ event: 'batch_loaded', offset: batchStart, rows: batch.length }, 'batch loaded');
-    }
-    cp = { ...cp, offset: consumed, rows: cp.rows + batch.length, pages: Math.ceil(consumed / PAGE_LIMIT), totals: checks.expectedTotals, requests };
+  // At most one insert runs while the next batch is being fetched, so loading overlaps fetching
+  // and memory holds two batches at most.
+  let inserting: Promise<void> | undefined;
+  const flush = async (wait: boolean) => {
+    if (inserting) await inserting;
+    inserting = undefined;
+    const rows = batch;
+    const from = batchStart;
+    const to = consumed;
+    const totals = checks.expectedTotals;
+    const requestsSoFar = requests;
     batch = [];
     batchStart = consumed;
     lastFlushAt = Date.now();
     checks.batchLoaded();
-    await hooks.checkpoint(cp);
-    await hooks.progress?.(cp);
+    const work = (async () => {
+      if (rows.length > 0) {
+        await insertVisitorBatch(warehouse, {
+          runId: cp.runId,
+          projectId: task.projectId,
+          dateFrom: task.dateFrom,
+          dateTo: task.dateTo,
+          batchOffset: from,
+          batchEnd: to,
+          rows,
+        });
+        deps.observer?.rowsLoaded?.(task.projectId, rows.length);
+        log.debug({ event: 'batch_loaded', offset: from, rows: rows.length }, 'batch loaded');
+      }
+      cp = { ...cp, offset: to, rows: cp.rows + rows.length, pages: Math.ceil(to / PAGE_LIMIT), totals, requests: requestsSoFar };
+      await hooks.checkpoint(cp);
+      await hooks.progress?.(cp);
+    })();
+    work.catch(() => {}); // awaited by the next flush or below; this only marks it handled
+    inserting = work;
+    if (wait) {
+      await work;
+      inserting = undefined;
+    }
   };
 
   try {
@@ -216,6 +234,9 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
           waitMs = settled.error.waitMs;
           break;
         }
+        // Keep what was fetched before the failure: a retry resumes after it.
+        await Promise.allSettled(inflight.values());
+        await flush(true);
         throw settled.error;
       }
       deps.observer?.pageFetched?.(task.projectId);
@@ -225,13 +246,14 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
       if (!settled.page.hasMore) endOffset = pageEnd;
       consumed = endOffset ?? consumed + PAGE_LIMIT;
       if (endOffset !== undefined) break;
-      if (batch.length >= settings.batchRows || Date.now() - lastFlushAt >= (settings.flushIntervalMs ?? 5000)) await flush();
+      if (batch.length >= settings.batchRows || Date.now() - lastFlushAt >= (settings.flushIntervalMs ?? 5000)) await flush(false);
     }
   } finally {
     // Pages still in flight past the end or past a budget stop are not consumed; let them settle.
     await Promise.allSettled(inflight.values());
+    if (inserting) await inserting.catch(() => {});
   }
-  await flush();
+  await flush(true);
 
   if (waitMs !== undefined) {
     log.info({ event: 'export_waiting_for_budget', waitMs, offset: cp.offset }, 'budget spent; waiting');

@@ -1,0 +1,8 @@
+/** Runs the emulator in its own process for benchmarks (so it does not share our CPU time). */
+import { startEmulator } from '../src/emulator/index.js';
+
+const latencyMs = Number(process.argv[2] ?? 25);
+const agentTimeMs = Number(process.argv[3] ?? 1000);
+const emulator = await startEmulator({ port: 0, latencyMs, agentTimeMs, jobsPerProject: 1000 });
+process.stdout.write(`${emulator.url}\n`);
+process.on('SIGTERM', () => void emulator.close().then(() => process.exit(0)));

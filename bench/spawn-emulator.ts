@@ -1,0 +1,34 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export async function spawnEmulator(latencyMs: number, agentTimeMs = 1000): Promise<{ url: string; child: ChildProcess; stop(): void }> {
+  const child = spawn(process.execPath, ['bin/run-ts.js', 'bench/emulator-child.ts', String(latencyMs), String(agentTimeMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
+    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
+  });
+  return { url, child, stop: () => child.kill('SIGTERM') };
+}
+
+/** Samples this process's RSS; `peak()` is the highest seen since `start`. */
+export function rssSampler(intervalMs = 25) {
+  let peak = process.memoryUsage().rss;
+  let heapPeak = process.memoryUsage().heapUsed;
+  const timer = setInterval(() => {
+    const usage = process.memoryUsage();
+    peak = Math.max(peak, usage.rss);
+    heapPeak = Math.max(heapPeak, usage.heapUsed);
+  }, intervalMs);
+  return {
+    reset() {
+      global.gc?.();
+      peak = process.memoryUsage().rss;
+      heapPeak = process.memoryUsage().heapUsed;
+    },
+    peak: () => Math.max(peak, process.memoryUsage().rss),
+    /** Peak JS heap in use: the memory mintpipe's own code holds (rows, pages, batches). */
+    heapPeak: () => Math.max(heapPeak, process.memoryUsage().heapUsed),
+    stop: () => clearInterval(timer),
+  };
+}
+
+export const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
