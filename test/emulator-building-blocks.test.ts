@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { emulatorOptionsFromFlags, register, type EmulatorFlags } from '../src/cli/commands/emulator.js';
 import { DocsPathSpace } from '../src/emulator/docs-paths.js';
 import { FixedWindowLimiter } from '../src/emulator/fixed-window-limiter.js';
+import { LruCache } from '../src/emulator/lru-cache.js';
 import { computeWindow, parseApiDate, seededJob } from '../src/emulator/index.js';
 import { UsageError } from '../src/errors.js';
 
@@ -65,6 +66,19 @@ describe('emulator seeded jobs and limiter', () => {
     expect(limiter.take('org')).toEqual({ allowed: false, retryAfterSeconds: 3600 });
     nowMs += 3_599_999;
     expect(limiter.take('org')).toEqual({ allowed: true });
+  });
+});
+
+describe('emulator window cache', () => {
+  it('drops the least recently used window when over its entry or row budget, but keeps the newest', () => {
+    const cache = new LruCache<string, number>(2, 100);
+    cache.set('a', 1, 10);
+    cache.set('b', 2, 10);
+    expect(cache.get('a')).toBe(1);
+    cache.set('c', 3, 10);
+    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([1, undefined, 3]);
+    cache.set('huge', 4, 500);
+    expect([cache.size, cache.get('huge')]).toEqual([1, 4]);
   });
 });
 

@@ -2,6 +2,10 @@
  * A spec-faithful local Mintlify API (the three operations mintpipe uses) on fastify, with
  * deterministic data, rate limits and fault injection. `createEmulator` builds it without
  * listening (use `app.inject` or `startEmulator`).
+ *
+ * Each request goes: latency → auth (401) → one fault, scripted first, else random (faults.ts
+ * says which strike before or after processing) → rate limit (429, counted requests only) →
+ * validation (400) → processing → answer. See serve-request.ts.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { AgentJobStore } from './agent-job-store.js';
@@ -44,7 +48,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     options: resolved,
     counters: new EmulatorCounters(),
     messages: [],
-    windows: new WindowStore(resolved.seed, resolved.windowCacheSize),
+    windows: new WindowStore(resolved.seed, resolved.windowCacheSize, resolved.windowCacheRows),
     jobs: new AgentJobStore(resolved.seed, resolved.jobsPerProject, resolved.agentTimeMs, resolved.now),
     script: new FaultScript(),
     randomFaults: new RandomFaults(resolved.faults, createRandom(hashNumbers(resolved.seed, FAULT_SALT))),

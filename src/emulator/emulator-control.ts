@@ -8,7 +8,7 @@ import { pathCountFor, resolveFaultRates } from './emulator-options.js';
 import type { Fault, FaultRates, RouteName } from './faults.js';
 
 export interface EmulatorControl {
-  /** Queues faults for the next requests of `route`, one fault per request, in order. */
+  /** Queues faults for the next authenticated requests of `route`, one fault per request, in order. */
   script(route: RouteName, faults: Fault[]): void;
   /** Scripted faults not consumed yet. */
   pendingFaults(route: RouteName): number;

@@ -15,8 +15,14 @@ export interface EmulatorOptions {
    * @default defaultPathCount: the number ending a project id like `bench-100000`, else ~1200 × (1 + ln(days))
    */
   pathsFor?: (projectId: string, dateFrom: string, dateTo: string) => number;
-  /** Computed windows kept for paging (least recently used are dropped). @default 4 */
+  /**
+   * Computed windows kept for paging (least recently used are dropped). Enough for the windows an
+   * export works on at once; paging a window that was dropped recomputes it.
+   * @default 16
+   */
   windowCacheSize?: number;
+  /** Rows the window cache may hold in all (16 bytes each); the newest window is always kept. @default 4000000 */
+  windowCacheRows?: number;
   /** Seeded agent jobs `job-1` … `job-N` in every project. @default 500 */
   jobsPerProject?: number;
   /** Time an agent job stays `active` after a message. @default 1000 */
@@ -43,6 +49,7 @@ export interface ResolvedEmulatorOptions {
   seed: number;
   pathsFor: (projectId: string, dateFrom: string, dateTo: string) => number;
   windowCacheSize: number;
+  windowCacheRows: number;
   jobsPerProject: number;
   agentTimeMs: number;
   analyticsRate: RateLimit | null;
@@ -59,7 +66,8 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}): ResolvedE
   return {
     seed: integer('seed', options.seed ?? 42, -(2 ** 31), 2 ** 32),
     pathsFor: options.pathsFor ?? defaultPathCount,
-    windowCacheSize: integer('windowCacheSize', options.windowCacheSize ?? 4, 1, 1000),
+    windowCacheSize: integer('windowCacheSize', options.windowCacheSize ?? 16, 1, 1000),
+    windowCacheRows: integer('windowCacheRows', options.windowCacheRows ?? 4_000_000, 1, Number.MAX_SAFE_INTEGER),
     jobsPerProject: integer('jobsPerProject', options.jobsPerProject ?? 500, 0, 1e9),
     agentTimeMs: nonNegative('agentTimeMs', options.agentTimeMs ?? 1000),
     analyticsRate: rate('analyticsRate', options.analyticsRate ?? null),

@@ -21,7 +21,7 @@ export type Fault =
   | { kind: 'status'; status: number; when?: FaultTiming; retryAfterSeconds?: number }
   /** 429 `{ error }` with `Retry-After`, as if someone else spent the budget; always before. @default retryAfterSeconds the emulator's `retryAfterSeconds` */
   | { kind: 'rateLimit'; retryAfterSeconds?: number }
-  /** Destroys the connection with no response. @default when 'before' */
+  /** Destroys the connection with no response (needs a real connection: under `app.inject` it never answers). @default when 'before' */
   | { kind: 'reset'; when?: FaultTiming }
   /** Processes the request, then sends its answer as truncated JSON (same status). */
   | { kind: 'malformed' }

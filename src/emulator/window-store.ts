@@ -15,8 +15,10 @@ export class WindowStore {
   constructor(
     private readonly seed: number,
     cacheSize: number,
+    cacheRows: number,
   ) {
-    this.cache = new LruCache(cacheSize);
+    // Weighed by rows: 16 bytes each, so the default 4,000,000 rows hold ~64 MB.
+    this.cache = new LruCache(cacheSize, cacheRows);
   }
 
   get(projectId: string, fromMs: number, toMs: number, pathCount: number): CompactWindow {
@@ -26,7 +28,7 @@ export class WindowStore {
     if (!window) {
       window = computeCompactWindow(this.seed, projectId, fromMs, toMs, pathCount, revision);
       this.computed++;
-      this.cache.set(key, window);
+      this.cache.set(key, window, Math.max(1, window.size));
     }
     return window;
   }
