@@ -88,7 +88,7 @@ async function loadProjects() {
   const select = $('project');
   const { projects } = await api('projects');
   if (!projects.includes(state.project)) state.project = projects[0] ?? '';
-  select.replaceChildren(...projects.map((p) => el('option', { value: p }, p)));
+  select.replaceChildren(...(projects.length ? projects.map((p) => el('option', { value: p }, p)) : [el('option', { value: '' }, 'no projects yet')]));
   select.value = state.project;
   select.disabled = projects.length === 0;
   return projects;
@@ -105,7 +105,7 @@ function noProjects() {
   $('tiles').replaceChildren();
   $('chart').replaceChildren(emptyState('No exports in the warehouse yet', ...howTo));
   $('chart-legend').hidden = true;
-  $('window').replaceChildren();
+  $('window').replaceChildren(el('option', { value: '' }, 'no windows yet'));
   $('window').disabled = true;
   $('pages').replaceChildren(emptyState('No windows to show', 'Top pages appear once a window has been exported completely.'));
 }
@@ -177,7 +177,7 @@ async function loadWindows() {
   try {
     const { windows } = await api('windows', { project: state.project });
     if (windows.length === 0) {
-      select.replaceChildren();
+      select.replaceChildren(el('option', { value: '' }, 'no windows yet'));
       select.disabled = true;
       pages.replaceChildren(emptyState(`No complete windows for ${state.project}`, 'Top pages appear once a window has been exported completely.'));
       return;
