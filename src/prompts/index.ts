@@ -22,3 +22,4 @@ export { BATCH_JOB, PROMPT_JOB, batchJobId, promptJobId, type BatchJobData, type
 export type { StepOutcome } from './step-outcome.js';
 export { PromptStore } from './prompt-store.js';
 export type { PromptRecord } from './prompt-record.js';
+export { allDelivered, failureLine, formatBatchReport, progressLine } from './format-batch.js';

@@ -1,0 +1,179 @@
+/**
+ * `mintpipe prompts send|status|resend`: submit a prompt file as a batch, follow it, resend
+ * ambiguous prompts on request. Submitting and following need only Redis, so they work with
+ * workers running elsewhere; `--wait` starts in-process workers only when none are connected.
+ *
+ * Exit codes: 2 for bad usage or any bad line (the good lines are still enqueued); with --wait,
+ * 1 when a prompt ended rejected, timed_out or ambiguous; else 0.
+ */
+import type { Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import {
+  allDelivered,
+  formatBatchReport,
+  formatProblem,
+  isBatchId,
+  progressLine,
+  readPromptFile,
+  resendAmbiguous,
+  submitBatch,
+  waitForBatch,
+  batchStatus,
+  type BatchStatus,
+} from '../../prompts/index.js';
+import { QUEUE_NAMES } from '../../queue/queues.js';
+import { loadContext, withRuntime } from '../command-context.js';
+import { ProgressDisplay } from '../progress-display.js';
+import type { Runtime } from '../runtime.js';
+
+const FORMATS = ['text', 'json'];
+
+interface SendFlags {
+  wait?: boolean;
+  format: string;
+  force?: boolean;
+}
+
+export function register(program: Command): void {
+  const prompts = program.command('prompts').description('queued batch prompting of agent jobs');
+  prompts
+    .command('send')
+    .description('enqueue a JSONL or CSV file of prompts (projectId, jobId, prompt) as a batch')
+    .argument('<file>', 'prompt file: .jsonl (one object per line) or .csv (header projectId,jobId,prompt)')
+    .option('--wait', 'follow the batch to the end; exit 0 only when every prompt was delivered and its outcome observed')
+    .option('--format <format>', 'output: text or json', 'text')
+    .option('--force', 'submit as a new batch even when this file was submitted before')
+    .action(async (file: string, flags: SendFlags) => {
+      process.exitCode = await runSend(file, flags);
+    });
+  prompts
+    .command('status')
+    .description('counts by status of a batch, with the prompts that did not complete')
+    .argument('<batch>', 'batch id printed by `prompts send`')
+    .option('--format <format>', 'output: text or json', 'text')
+    .action(async (batch: string, flags: { format: string }) => {
+      checkFormat(flags.format);
+      const batchId = parseBatchId(batch);
+      await withRuntime(loadContext(), async (runtime) => {
+        const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, batchId, { prompts: true });
+        if (flags.format === 'json') {
+          const { prompts: _all, ...rest } = status;
+          writeJson(rest);
+        } else process.stdout.write(`${formatBatchReport(status)}\n`);
+      });
+    });
+  prompts
+    .command('resend')
+    .description('send again, as new attempts, the prompts of a batch whose delivery is unknown')
+    .argument('<batch>', 'batch id')
+    .option('--ambiguous', 'resend the ambiguous prompts (required: the only kind that can be resent)')
+    .option('--wait', 'follow the batch to the end')
+    .option('--format <format>', 'output: text or json', 'text')
+    .action(async (batch: string, flags: { ambiguous?: boolean; wait?: boolean; format: string }) => {
+      checkFormat(flags.format);
+      const batchId = parseBatchId(batch);
+      if (!flags.ambiguous) throw new UsageError('prompts resend: --ambiguous is required (say explicitly that prompts of unknown delivery may be sent twice)');
+      process.exitCode = await withRuntime(loadContext(), async (runtime) => {
+        const queue = runtime.queue(QUEUE_NAMES.prompts);
+        const result = await resendAmbiguous({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId);
+        if (!flags.wait) {
+          if (flags.format === 'json') writeJson(result);
+          else process.stdout.write(`batch ${batchId}: ${result.resent.length} ambiguous prompt(s) queued again\n`);
+          return 0;
+        }
+        process.stderr.write(`batch ${batchId}: ${result.resent.length} ambiguous prompt(s) queued again\n`);
+        const final = await follow(runtime, batchId);
+        report(final, flags.format, {});
+        return allDelivered(final) ? 0 : 1;
+      });
+    });
+}
+
+async function runSend(file: string, flags: SendFlags): Promise<number> {
+  checkFormat(flags.format);
+  const context = loadContext();
+  const parsed = await readPromptFile(file, { maxPromptBytes: context.config.prompts.maxPromptBytes });
+  for (const problem of parsed.problems) process.stderr.write(`${formatProblem(file, problem)}\n`);
+  const badLines = parsed.problems.length;
+  if (parsed.prompts.length === 0) {
+    process.stderr.write(`${file}: no good prompts (${badLines} bad line${badLines === 1 ? '' : 's'}); nothing enqueued\n`);
+    if (flags.format === 'json') writeJson({ batchId: null, total: 0, added: 0, alreadySubmitted: 0, badLines: parsed.problems });
+    return 2;
+  }
+  const inputCode = badLines > 0 ? 2 : 0;
+  return withRuntime(context, async (runtime) => {
+    const queue = runtime.queue(QUEUE_NAMES.prompts);
+    // Fail before enqueuing when this process would have to do the work and cannot.
+    if (flags.wait && !(await runtime.hasWorkers(QUEUE_NAMES.prompts))) runtime.client();
+    const submitted = await submitBatch(
+      { redis: runtime.redis, queue, prefix: runtime.config.queuePrefix },
+      parsed.prompts.map(({ projectId, jobId, prompt }) => ({ projectId, jobId, prompt })),
+      { force: flags.force, source: file },
+    );
+    const header = {
+      batchId: submitted.batchId,
+      total: submitted.total,
+      added: submitted.added,
+      alreadySubmitted: submitted.existing,
+      badLines: parsed.problems,
+    };
+    const summary = `batch ${submitted.batchId}: ${submitted.total} prompt(s), ${submitted.added} new, ${submitted.existing} already submitted${badLines ? `, ${badLines} bad line(s) skipped` : ''}`;
+    const nothingNew = submitted.added === 0 ? ' — nothing new enqueued (use --force to submit again as a new batch)' : '';
+    if (!flags.wait) {
+      if (flags.format === 'json') {
+        const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, submitted.batchId);
+        writeJson({ ...header, byStatus: status.byStatus });
+      } else process.stdout.write(`${summary}${nothingNew}\n`);
+      return inputCode;
+    }
+    process.stderr.write(`${summary}${nothingNew}\n`);
+    const final = await follow(runtime, submitted.batchId);
+    report(final, flags.format, header);
+    return inputCode || (allDelivered(final) ? 0 : 1);
+  });
+}
+
+/** Makes sure a worker serves the queue, then shows progress until the batch is final. */
+async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
+  const started = await runtime.ensureWorkers([QUEUE_NAMES.prompts]);
+  if (!started) process.stderr.write('using the running workers\n');
+  const display = new ProgressDisplay();
+  const label = `batch ${batchId}`;
+  const tty = process.stderr.isTTY === true && !process.env.CI;
+  let lastPlainAt = 0;
+  try {
+    return await waitForBatch(runtime.redis, runtime.config.queuePrefix, batchId, {
+      onProgress: (status) => {
+        const done = status.done >= status.total;
+        // Plain lines (logs, CI) at most every 2 s; a bar redraws at every look.
+        if (!tty && !done && Date.now() - lastPlainAt < 2000) return;
+        lastPlainAt = Date.now();
+        display.update(label, { fraction: status.total ? status.done / status.total : 1, detail: progressLine(status), done });
+      },
+    });
+  } finally {
+    display.stop();
+  }
+}
+
+function report(status: BatchStatus, format: string, header: Record<string, unknown>): void {
+  if (format === 'json') {
+    writeJson({ ...header, batchId: status.batchId, total: status.total, byStatus: status.byStatus, prompts: status.prompts });
+  } else {
+    process.stdout.write(`${formatBatchReport(status)}\n`);
+  }
+}
+
+function writeJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function checkFormat(format: string): void {
+  if (!FORMATS.includes(format)) throw new UsageError(`--format: expected text or json, got "${format}"`);
+}
+
+function parseBatchId(text: string): string {
+  const id = text.trim();
+  if (!isBatchId(id)) throw new UsageError(`batch: expected the 16-character id printed by \`prompts send\`, got "${text}"`);
+  return id;
+}
