@@ -32,3 +32,22 @@ export function rssSampler(intervalMs = 25) {
 }
 
 export const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
+
+/**
+ * Live JS heap after a full GC, sampled every `intervalMs` (needs --expose-gc): what mintpipe's
+ * own code retains (rows, pages, batches), without V8's lazy collection in the way.
+ */
+export function liveHeapSampler(intervalMs = 200) {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  let peak = 0;
+  const sample = () => {
+    gc?.();
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  return {
+    peak: () => peak,
+    stop: () => clearInterval(timer),
+  };
+}
