@@ -35,6 +35,18 @@ export class WarehouseProcessBoundError extends MintpipeError {
   }
 }
 
+/** The ClickHouse server cannot be used: unreachable, refused the credentials, or failed to set up. */
+export class WarehouseUnavailableError extends MintpipeError {
+  override name = 'WarehouseUnavailableError';
+  constructor(
+    readonly location: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`the ClickHouse server at ${location} cannot be used: ${reason}; check CLICKHOUSE_URL and its credentials`, options);
+  }
+}
+
 /**
  * A run was about to be marked complete with fewer (or more) stored rows than it loaded: a batch
  * went missing (for instance dropped as a replay of a pruned run's batch). Publishing it would show

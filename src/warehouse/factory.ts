@@ -7,9 +7,10 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
 import { UsageError } from '../errors.js';
+import { clientLogOptions } from './client-log.js';
 import type { Logger } from '../logger.js';
 import { lockHolder, recordedHolder, removePidFile, writePidFile } from './embedded-lock.js';
-import { WarehouseLockedError, WarehouseProcessBoundError } from './errors.js';
+import { WarehouseLockedError, WarehouseProcessBoundError, WarehouseUnavailableError } from './errors.js';
 import { applyMigrations } from './migrations.js';
 import { isPlainIdentifier } from './sql-text.js';
 import type { Warehouse } from './warehouse.js';
@@ -77,6 +78,7 @@ async function openEmbeddedEngine(options: OpenWarehouseOptions): Promise<Wareho
   // own copy: same contract, two declarations, so TypeScript needs telling.
   const client = createClient({
     connection: connection as unknown as NonNullable<ClickHouseClientConfigOptions['connection']>,
+    log: clientLogOptions(options.logger),
   });
   const wh: Warehouse = {
     client,
@@ -112,11 +114,23 @@ async function openEmbeddedEngine(options: OpenWarehouseOptions): Promise<Wareho
 }
 
 async function openServer(options: OpenWarehouseOptions, url: string): Promise<Warehouse> {
-  const credentials = { url, username: options.user ?? 'default', password: options.password ?? '' };
+  // Credentials written into the URL win over CLICKHOUSE_USER / CLICKHOUSE_PASSWORD.
+  const inUrl = URL.canParse(url) && new URL(url).username !== '';
+  const credentials = {
+    url,
+    ...(inUrl ? {} : { username: options.user ?? 'default', password: options.password ?? '' }),
+    log: clientLogOptions(options.logger),
+  };
   // A server refuses every request naming a missing database, so create it from a client without one.
   const bootstrap = createClient(credentials);
   try {
     await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
+  } catch (err) {
+    let reason = err instanceof Error ? (err.message.split('\n')[0] ?? err.name) : String(err);
+    for (const secret of [options.password, URL.canParse(url) ? decodeURIComponent(new URL(url).password) : '']) {
+      if (secret) reason = reason.split(secret).join('[REDACTED]');
+    }
+    throw new WarehouseUnavailableError(redactUrl(url), reason || 'no answer', { cause: err });
   } finally {
     await bootstrap.close();
   }

@@ -1,7 +1,12 @@
 /** The warehouse: open it, then call the stores. Exported by name. */
 export { openWarehouse, type OpenWarehouseOptions } from './factory.js';
 export type { Warehouse, WarehouseEngine } from './warehouse.js';
-export { RunRowsMismatchError, WarehouseLockedError, WarehouseProcessBoundError } from './errors.js';
+export {
+  RunRowsMismatchError,
+  WarehouseLockedError,
+  WarehouseProcessBoundError,
+  WarehouseUnavailableError,
+} from './errors.js';
 export {
   applyMigrations,
   appliedMigrations,
