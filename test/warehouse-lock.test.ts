@@ -104,10 +104,13 @@ describe('embedded warehouse lock', () => {
     expect(existsSync(join(enginePath, 'mintpipe.pid'))).toBe(false);
   });
 
-  it('refuses a second directory in a process that has one open', async () => {
-    await open();
+  it('refuses a second directory in a process that has one open, or is opening one', async () => {
     const otherDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-lock-other-'));
     try {
+      const first = open();
+      const concurrent = openWarehouse({ database: 'mintpipe_lock_test', dataDir: otherDir });
+      await expect(concurrent).rejects.toBeInstanceOf(WarehouseProcessBoundError);
+      await first;
       const opening = openWarehouse({ database: 'mintpipe_lock_test', dataDir: otherDir });
       await expect(opening).rejects.toBeInstanceOf(WarehouseProcessBoundError);
       await expect(opening).rejects.toThrow(`this process already has the one at ${enginePath} open`);

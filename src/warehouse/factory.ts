@@ -58,19 +58,34 @@ async function openEmbeddedEngine(options: OpenWarehouseOptions): Promise<Wareho
   }
   const recorded = recordedHolder(path);
   if (recorded !== undefined) throw new WarehouseLockedError(path, recorded);
-  mkdirSync(path, { recursive: true });
+  // Reserve the directory before the first await, so a concurrent open of another one is refused.
+  openEmbedded.set(path, (openEmbedded.get(path) ?? 0) + 1);
+  const release = () => {
+    const count = (openEmbedded.get(path) ?? 1) - 1;
+    if (count > 0) {
+      openEmbedded.set(path, count);
+      return;
+    }
+    openEmbedded.delete(path);
+    removePidFile(path);
+  };
 
-  // Loaded here so a server deployment never pays for the engine (~250 MB resident once loaded).
-  const { createChdbConnection } = await import('chdb/connection');
-  let connection: ReturnType<typeof createChdbConnection>;
+  let connection;
   try {
-    connection = createChdbConnection({ path });
+    mkdirSync(path, { recursive: true });
+    // Loaded here so a server deployment never pays for the engine (~250 MB resident once loaded).
+    const { createChdbConnection } = await import('chdb/connection');
+    try {
+      connection = createChdbConnection({ path });
+    } catch (err) {
+      const holder = lockHolder(path);
+      if (holder !== undefined) throw new WarehouseLockedError(path, holder, { cause: err });
+      throw err;
+    }
   } catch (err) {
-    const holder = lockHolder(path);
-    if (holder !== undefined) throw new WarehouseLockedError(path, holder, { cause: err });
+    release();
     throw err;
   }
-  openEmbedded.set(path, (openEmbedded.get(path) ?? 0) + 1);
   writePidFile(path);
 
   let closed = false;
@@ -91,13 +106,7 @@ async function openEmbeddedEngine(options: OpenWarehouseOptions): Promise<Wareho
       try {
         await client.close();
       } finally {
-        const count = (openEmbedded.get(path) ?? 1) - 1;
-        if (count > 0) {
-          openEmbedded.set(path, count);
-        } else {
-          openEmbedded.delete(path);
-          removePidFile(path);
-        }
+        release();
       }
     },
   };
