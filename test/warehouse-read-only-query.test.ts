@@ -33,6 +33,7 @@ describe('assertReadOnly', () => {
     ['SELECT 1;;SELECT 2', 'query: only one statement is allowed'],
     ["SELECT 1 /* ; */ ; INSERT INTO t VALUES ('a')", 'query: only one statement is allowed'],
     ["SELECT * FROM visitors INTO OUTFILE '/tmp/x.csv'", 'query: INTO OUTFILE is not allowed'],
+    ['SELECT * FROM visitors FORMAT CSV', 'query: leave out the FORMAT clause'],
     ['', 'query: the SQL is empty'],
     ['-- nothing\n;', 'query: the SQL is empty'],
     ["SELECT 'unterminated", 'query: unterminated string'],

@@ -48,6 +48,9 @@ export function assertReadOnly(sql: string): string {
       `query: only SELECT, SHOW, DESCRIBE, EXPLAIN or WITH statements are allowed, got ${keyword || JSON.stringify(statement.slice(0, 20))}`,
     );
   }
+  if (/\bFORMAT\s+[A-Za-z]+\s*$/i.test(head)) {
+    throw new UsageError('query: leave out the FORMAT clause; the output format is chosen with --format');
+  }
   if (/\bINTO\s+OUTFILE\b/i.test(head)) {
     throw new UsageError('query: INTO OUTFILE is not allowed (the result goes to standard output)');
   }
