@@ -1,7 +1,7 @@
 /** Shared plumbing of CLI commands: settings, logger, a runtime closed on exit or Ctrl-C. */
 import { loadConfig, type MintpipeConfig } from '../../config/index.js';
 import { createLogger, type Logger } from '../logger.js';
-import { Runtime } from './runtime.js';
+import type { Runtime } from './runtime.js';
 
 export interface CommandContext {
   config: MintpipeConfig;
@@ -19,6 +19,8 @@ export function loadContext(env: Record<string, string | undefined> = process.en
  * 130/143), so a one-shot command leaves nothing running.
  */
 export async function withRuntime<T>(context: CommandContext, body: (runtime: Runtime) => Promise<T>): Promise<T> {
+  // Loaded on use: `--help` and refused input stay fast without BullMQ and the engine.
+  const { Runtime } = await import('./runtime.js');
   const runtime = await Runtime.open(context);
   const onSignal = (signal: NodeJS.Signals) => {
     context.logger.info({ event: 'signal', signal }, 'stopping');

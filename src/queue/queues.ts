@@ -1,26 +1,9 @@
-/** The queues mintpipe runs, by name, and how to open them. */
+/** How to open mintpipe's queues (names in queue-names.ts). */
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 
-export const QUEUE_NAMES = {
-  /** Window exports, and the nightly planner that enqueues them. */
-  export: 'export',
-  /** Prompt sends and the polls of their agent jobs. */
-  prompts: 'prompts',
-} as const;
-
-export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
-export const ALL_QUEUES: QueueName[] = [QUEUE_NAMES.export, QUEUE_NAMES.prompts];
-
-export function parseQueueNames(text: string): QueueName[] {
-  const names = text.split(',').map((n) => n.trim()).filter(Boolean);
-  for (const name of names) {
-    if (!(ALL_QUEUES as string[]).includes(name)) {
-      throw new Error(`unknown queue "${name}"`);
-    }
-  }
-  return names as QueueName[];
-}
+export { ALL_QUEUES, parseQueueNames, QUEUE_NAMES, type QueueName } from './queue-names.js';
+import type { QueueName } from './queue-names.js';
 
 export function openQueue(name: QueueName, connection: Redis, prefix: string): Queue {
   return new Queue(name, { connection, prefix });

@@ -1,11 +1,10 @@
 /** `mintpipe export`: enqueue window exports; `--wait` follows them to the end. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { enqueueWindows, type EnqueuedWindow } from '../../export/enqueue.js';
+import type { EnqueuedWindow } from '../../export/enqueue.js';
 import { parseGrain, parseProjectId, planWindows, type ExportWindow } from '../../export/windows.js';
-import { QUEUE_NAMES } from '../../queue/queues.js';
+import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import { loadContext, withRuntime } from '../command-context.js';
-import { waitForWindows } from '../wait-for-windows.js';
 
 interface ExportFlags {
   project: string[];
@@ -36,6 +35,8 @@ async function runExport(flags: ExportFlags): Promise<number> {
   if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
   const context = loadContext();
   return withRuntime(context, async (runtime) => {
+    const { enqueueWindows } = await import('../../export/enqueue.js');
+    const { waitForWindows } = await import('../wait-for-windows.js');
     const queue = runtime.queue(QUEUE_NAMES.export);
     // Fail before enqueuing when this process would have to do the work and cannot.
     if (flags.wait && !(await runtime.hasWorkers(QUEUE_NAMES.export))) runtime.client();

@@ -1,9 +1,8 @@
 /** `mintpipe query "SQL"`: read-only SQL on the warehouse (SELECT, SHOW, DESCRIBE, EXPLAIN, WITH). */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { assertReadOnly, formatRows, openWarehouse, runQuery, WarehouseLockedError, type QueryResult } from '../../warehouse/index.js';
+import type { QueryResult } from '../../warehouse/index.js';
 import { loadContext } from '../command-context.js';
-import { queryThroughGateway, QueryFailedError } from '../warehouse-gateway.js';
 
 const FORMATS = ['table', 'json', 'csv'] as const;
 
@@ -17,6 +16,7 @@ export function register(program: Command): void {
       if (!(FORMATS as readonly string[]).includes(flags.format)) {
         throw new UsageError(`--format: expected ${FORMATS.join(', ')}, got "${flags.format}"`);
       }
+      const { assertReadOnly, formatRows } = await import('../../warehouse/index.js');
       assertReadOnly(sql);
       const { config, logger } = loadContext();
       const result = await runReadOnly(sql, config, logger);
@@ -25,6 +25,8 @@ export function register(program: Command): void {
 }
 
 async function runReadOnly(sql: string, config: ReturnType<typeof loadContext>['config'], logger: ReturnType<typeof loadContext>['logger']): Promise<QueryResult> {
+  const { openWarehouse, runQuery, WarehouseLockedError } = await import('../../warehouse/index.js');
+  const { queryThroughGateway, QueryFailedError } = await import('../warehouse-gateway.js');
   let warehouse;
   try {
     warehouse = await openWarehouse({ ...config.clickhouse, dataDir: config.dataDir, logger });

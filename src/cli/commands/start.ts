@@ -7,17 +7,11 @@ import type { Command } from 'commander';
 import type { MintpipeConfig } from '../../../config/index.js';
 import { ConfigError } from '../../../config/index.js';
 import { addDays, dayInTimeZone } from '../../export/dates.js';
-import { enqueueWindows } from '../../export/enqueue.js';
 import { planWindows } from '../../export/windows.js';
-import { startEmulator } from '../../emulator/index.js';
-import { startDashboard } from '../../ops/dashboard-server.js';
-import { createMetrics } from '../../ops/metrics.js';
-import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queues.js';
-import { nightlySchedule, upsertSchedule } from '../../queue/schedules.js';
+import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queue-names.js';
+import { nightlySchedule } from '../../queue/schedules.js';
 import { loadContext } from '../command-context.js';
 import { runUntilSignal } from '../run-until-signal.js';
-import { Runtime } from '../runtime.js';
-import { serveWarehouseGateway } from '../warehouse-gateway.js';
 
 interface StartFlags {
   workers: boolean;
@@ -46,6 +40,15 @@ async function start(flags: StartFlags): Promise<void> {
   const demoDays = Number(flags.demoDays);
   if (!Number.isInteger(demoDays) || demoDays < 0 || demoDays > 90) throw new ConfigError('--demo-days', `expected 0 to 90, got "${flags.demoDays}"`);
   let config = context.config;
+  const [{ startEmulator }, { startDashboard }, { createMetrics }, { Runtime }, { serveWarehouseGateway }, { enqueueWindows }, { upsertSchedule }] = await Promise.all([
+    import('../../emulator/index.js'),
+    import('../../ops/dashboard-server.js'),
+    import('../../ops/metrics.js'),
+    import('../runtime.js'),
+    import('../warehouse-gateway.js'),
+    import('../../export/enqueue.js'),
+    import('../../queue/schedules.js'),
+  ]);
   const demo = !config.api.key;
   const emulator = demo ? await startEmulator({ port: 0, host: '127.0.0.1' }) : undefined;
   if (emulator) {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { formatRate } from '../../../config/index.js';
 import { UsageError } from '../../errors.js';
 import type { ExportJobData } from '../../export/enqueue.js';
-import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queues.js';
+import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queue-names.js';
 import { analyticsBudget } from '../../queue/request-budget.js';
 import { listSchedules } from '../../queue/schedules.js';
 import { loadContext, withRuntime } from '../command-context.js';

@@ -1,10 +1,9 @@
 /** `mintpipe worker`: workers only, until SIGINT/SIGTERM. Scale out by running more. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { ALL_QUEUES, parseQueueNames, type QueueName } from '../../queue/queues.js';
+import { ALL_QUEUES, parseQueueNames, type QueueName } from '../../queue/queue-names.js';
 import { loadContext } from '../command-context.js';
 import { runUntilSignal } from '../run-until-signal.js';
-import { Runtime } from '../runtime.js';
 
 export function register(program: Command): void {
   program
@@ -20,6 +19,7 @@ export function register(program: Command): void {
       }
       if (names.length === 0) throw new UsageError(`--queues: no queue named; expected ${ALL_QUEUES.join(', ')}`);
       const context = loadContext();
+      const { Runtime } = await import('../runtime.js');
       const runtime = await Runtime.open(context);
       try {
         await runtime.startWorkers(names);

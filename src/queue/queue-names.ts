@@ -1,0 +1,20 @@
+/** The queues mintpipe runs, by name (no BullMQ import: cheap for the CLI to load). */
+export const QUEUE_NAMES = {
+  /** Window exports, and the nightly planner that enqueues them. */
+  export: 'export',
+  /** Prompt sends and the polls of their agent jobs. */
+  prompts: 'prompts',
+} as const;
+
+export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
+export const ALL_QUEUES: QueueName[] = [QUEUE_NAMES.export, QUEUE_NAMES.prompts];
+
+export function parseQueueNames(text: string): QueueName[] {
+  const names = text.split(',').map((n) => n.trim()).filter(Boolean);
+  for (const name of names) {
+    if (!(ALL_QUEUES as string[]).includes(name)) {
+      throw new Error(`unknown queue "${name}"`);
+    }
+  }
+  return names as QueueName[];
+}
