@@ -19,12 +19,21 @@ export async function waitForBatch(redis: Redis, prefix: string, batchId: string
     const status = await batchStatus(redis, prefix, batchId);
     options.onProgress?.(status);
     if (status.done >= status.total) return batchStatus(redis, prefix, batchId, { prompts: true });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, intervalMs);
-      options.signal?.addEventListener('abort', () => {
-        clearTimeout(timer);
-        reject(options.signal?.reason);
-      }, { once: true });
-    });
+    await pause(intervalMs, options.signal);
   }
+}
+
+/** Waits `ms`, or rejects as soon as the signal aborts (the listener is removed either way). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
