@@ -98,6 +98,8 @@ function findRedisServer(logger: Logger): string {
 
 async function holdLease(url: string, logger: Logger): Promise<RedisHandle> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  // Reconnect attempts after our own SHUTDOWN (or a restart) are expected; commands report real failures.
+  redis.on('error', () => {});
   await redis.connect();
   const leaseKey = `mintpipe:private-redis:lease:${process.pid}:${Date.now()}`;
   await redis.set(leaseKey, '1', 'PX', LEASE_TTL_MS);
