@@ -66,6 +66,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     if (status >= 500) logger.warn({ event: 'dashboard_request_failed', route: request.routeOptions.url, status, err: { message } }, 'request failed');
     return reply.code(status).send({ error: message });
   });
+  // Fastify's default 404 echoes the URL; say less.
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
   if (token) requireToken(app, token);
 
   registerPageAssets(app);
