@@ -55,6 +55,9 @@ export function createWindowProcessor(deps: ExportDeps) {
           error: queueError.error.message,
           startedAt: cp?.startedAt ?? new Date(job.timestamp).toISOString(),
         }).catch((recordErr: unknown) => logger.error({ event: 'record_failed_run_failed', err: recordErr }, 'could not record the failed run'));
+        // A failed run's rows get pruned, but ClickHouse keeps its batches' dedup tokens: a manual
+        // retry of this job must start a fresh run, or its re-inserted batches would be dropped.
+        await job.updateData({ ...job.data, runId: `${data.runId}.f${job.attemptsMade + 1}`, checkpoint: undefined }).catch(() => {});
       }
       logger.warn({ event: 'export_failed', final, err: queueError.error }, 'window export failed');
       throw queueError.error;

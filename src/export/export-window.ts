@@ -134,12 +134,14 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
   if (stored.batches === 0 && start.offset === 0) await recordRunEvent(warehouse, runEvent(task, start, 'running'));
   // Resume after the last stored batch, even if the checkpoint was not saved after it.
   let cp: ExportCheckpoint = { ...start, offset: stored.nextOffset, rows: stored.rows, pages: Math.ceil(stored.nextOffset / PAGE_LIMIT) };
-  const log = logger.child({ project: task.projectId, window: `${task.dateFrom}..${task.dateTo}`, runId: cp.runId });
+  // The job's logger already carries queue, job id, project and window.
+  const log = logger.child({ runId: cp.runId });
   if (stored.nextOffset > 0) log.info({ event: 'export_resume', offset: cp.offset, rows: cp.rows }, 'resuming window');
 
   const checks = new PageChecks(cp.totals);
   const concurrency = budget.limited ? 1 : settings.prefetchPages;
   const inflight = new Map<number, Promise<Settled>>();
+  const startOffset = cp.offset;
   let nextLaunch = cp.offset;
   let consumed = cp.offset;
   let endOffset: number | undefined;
@@ -168,7 +170,10 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
     );
 
   const launch = () => {
-    while (inflight.size < concurrency && waitMs === undefined && endOffset === undefined && nextLaunch / PAGE_LIMIT < settings.maxPages) {
+    // Slow start: the window's size is unknown, so the prefetch window grows with the pages seen
+    // (1, 1, 2, 2, 3 …) up to its cap; a small window wastes at most a couple of requests past its end.
+    const allowed = Math.min(concurrency, 1 + Math.floor((consumed - startOffset) / PAGE_LIMIT / 2));
+    while (inflight.size < allowed && waitMs === undefined && endOffset === undefined && nextLaunch / PAGE_LIMIT < settings.maxPages) {
       const offset = nextLaunch;
       nextLaunch += PAGE_LIMIT;
       inflight.set(
