@@ -30,7 +30,8 @@ function section(key: string, indent: number, within = lines): typeof lines {
   return out;
 }
 
-const childKeys = (block: typeof lines, indent: number) => block.filter((l) => l.indent === indent && /^[\w.-]+:/.test(l.text)).map((l) => l.text.split(':')[0]);
+const childKeys = (block: typeof lines, indent: number): string[] =>
+  block.filter((l) => l.indent === indent && /^[\w.-]+:/.test(l.text)).map((l) => l.text.slice(0, l.text.indexOf(':')));
 const services = section('services', 0);
 const service = (name: string) => section(name, 2, services);
 const text = (block: typeof lines) => block.map((l) => l.text).join('\n');
