@@ -23,9 +23,17 @@ export interface Metrics {
   /** Pass as `Runtime.open({ onApiEvent })`. */
   onApiEvent(event: ApiEvent): void;
   /** The exposition text: process counters plus gauges read now from the queues and the warehouse. */
-  render(source: OpsSource): Promise<string>;
+  render(source: OpsSource, options?: RenderOptions): Promise<string>;
   /** Content-Type of `render()`'s text. */
   readonly contentType: string;
+}
+
+export interface RenderOptions {
+  /**
+   * Read the gauges every process would report alike (queue job counts and workers, export lag,
+   * prompts by status). Off for a worker's own endpoint when a dashboard reports them. @default true
+   */
+  sharedGauges?: boolean;
 }
 
 export interface MetricsOptions {
@@ -167,8 +175,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (event.outcome === 'retry') retries.inc({ op: event.op, reason: event.reason ?? 'unknown' });
       if (event.status === 429) rateLimited.inc({ op: event.op });
     },
-    async render(source) {
-      await Promise.all([scrape('queues', readQueues(source)), scrape('warehouse', readWarehouse(source))]);
+    async render(source, renderOptions = {}) {
+      if (renderOptions.sharedGauges ?? true) {
+        await Promise.all([scrape('queues', readQueues(source)), scrape('warehouse', readWarehouse(source))]);
+      }
       return registry.metrics();
     },
   };

@@ -1,0 +1,62 @@
+/**
+ * `/metrics` (and `/healthz`) of a process that serves no dashboard, such as `mintpipe worker`. The
+ * pipeline counters (pages, rows, API latency, retries, prompts) live in the process that does the
+ * work, so in a scaled deployment Prometheus scrapes every worker. Queue and warehouse gauges are
+ * the same from every process; by default they are left to the dashboard's /metrics.
+ */
+import Fastify from 'fastify';
+import type { Logger } from '../logger.js';
+import { requireToken } from './dashboard-auth.js';
+import { assertBindAllowed } from './dashboard-bind.js';
+import { checkHealth } from './health.js';
+import type { Metrics } from './metrics.js';
+import type { OpsSource } from './ops-source.js';
+
+export interface MetricsServerOptions {
+  runtime: OpsSource;
+  metrics: Metrics;
+  /** Interface to listen on; anything but loopback requires `token`. */
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Required (as for the dashboard: `Authorization: Bearer …`) when set. @default undefined */
+  token?: string;
+  /** Also read queue and warehouse gauges here (when no dashboard runs). @default false */
+  sharedGauges?: boolean;
+  logger: Logger;
+}
+
+export interface MetricsServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
+  const token = options.token?.trim() || undefined;
+  assertBindAllowed(options.host, token);
+  const app = Fastify({ logger: false, forceCloseConnections: true });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
+  if (token) requireToken(app, token);
+  app.get('/metrics', async (_request, reply) => {
+    const text = await options.metrics.render(options.runtime, { sharedGauges: options.sharedGauges ?? false });
+    return reply.type(options.metrics.contentType).send(text);
+  });
+  app.get('/healthz', async (_request, reply) => {
+    const report = await checkHealth(options.runtime);
+    return reply.code(report.healthy ? 200 : 503).send(report.body);
+  });
+  await app.listen({ host: options.host, port: options.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const shownHost = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
+  const url = `http://${shownHost}:${port}`;
+  options.logger.info({ event: 'metrics_listening', url }, 'metrics listening');
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close() {
+      closing ??= app.close();
+      return closing;
+    },
+  };
+}
