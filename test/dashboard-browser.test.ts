@@ -32,6 +32,8 @@ let emptyStack: DashboardStack;
 let seed: SeedResult;
 let dashboard: Dashboard;
 let emptyDashboard: Dashboard;
+let tokenDashboard: Dashboard;
+const TOKEN = 'browser-token-5d2c9e';
 let profileDir: string;
 let browser: BrowserContext;
 const pageErrors: string[] = [];
@@ -54,6 +56,7 @@ beforeAll(async () => {
   await stack.queue(QUEUE_NAMES.export).add('window', { projectId: seed.projectId });
   dashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, logger });
   emptyDashboard = await startDashboard({ runtime: emptyStack.source, host: '127.0.0.1', port: 0, logger });
+  tokenDashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, token: TOKEN, logger });
   profileDir = mkdtempSync(join(tmpdir(), 'mintpipe-chromium-'));
   browser = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
@@ -68,6 +71,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await tokenDashboard?.close();
   await emptyDashboard?.close();
   await dashboard?.close();
   await emptyStack?.close();
@@ -143,6 +147,18 @@ describe('dashboard page in Chromium', () => {
     expect(await page.locator('#batches .empty').innerText()).toMatch(/No prompt batches yet[\s\S]*prompts send/);
     expect(await page.locator('#pages .empty').innerText()).toMatch(/No windows/);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-empty.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('opens with ?token= once, then works from the cookie with the token gone from the address bar', async () => {
+    const page = await openPage(`${tokenDashboard.url}/?token=${TOKEN}#days=30`);
+    expect(page.url()).not.toContain(TOKEN);
+    await page.waitForSelector('#chart svg .bar-total');
+    expect(await page.locator('#chart svg .bar-total').count()).toBe(seed.days.length);
+    expect(await page.content()).not.toContain(TOKEN);
+    await page.goto(`${tokenDashboard.url}/queues`);
+    await expect.poll(() => page.locator('body').innerText(), { timeout: 20_000 }).toMatch(/export[\s\S]*prompts|prompts[\s\S]*export/);
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-queues.png') });
     await page.close();
   });
 

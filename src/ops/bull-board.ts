@@ -22,5 +22,13 @@ export async function registerBullBoard(app: FastifyInstance, source: OpsSource)
       },
     },
   });
+  // Bull Board's page links Google Fonts. The dashboard must work offline and should not tell a
+  // third party who opens it: drop the link (the UI falls back to system fonts).
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (typeof payload === 'string' && request.url.startsWith(BULL_BOARD_PATH) && payload.includes('fonts.googleapis.com')) {
+      return payload.replace(/<link[^>]*fonts\.googleapis\.com[^>]*>/g, '');
+    }
+    return payload;
+  });
   await app.register(serverAdapter.registerPlugin(), { prefix: BULL_BOARD_PATH });
 }
