@@ -51,8 +51,8 @@ describe('a prompt whose send was interrupted', () => {
     expect(record.error).toMatch(/stopped while sending.*not resent.*no sign the message was processed/);
     expect(record.polls).toBeGreaterThanOrEqual(3);
     expect(stack.emulator.messages).toHaveLength(0);
-    const rows = await stack.rows(`SELECT status, polls FROM mintpipe.prompt_outcomes WHERE prompt_id = '${promptId}'`);
-    expect(rows).toEqual([{ status: 'ambiguous', polls: record.polls }]);
+    const rows = await stack.outcomes(batch.batchId);
+    expect(rows).toMatchObject([{ status: 'ambiguous', polls: record.polls }]);
   });
 });
 
