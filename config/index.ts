@@ -90,6 +90,8 @@ export interface MintpipeConfig {
     maxPromptBytes: number;
   };
   dashboard: { host: string; port: number; token: string | undefined };
+  /** Port of `worker`'s own /metrics and /healthz (on the dashboard host, with its token); undefined = none. @default undefined */
+  metricsPort: number | undefined;
   /** Time a stopping process gives in-flight jobs before it exits. @default 30000 */
   shutdownGraceMs: number;
 }
@@ -240,6 +242,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       port: integer(env, 'MINTPIPE_DASHBOARD_PORT', 3000, 0, 65_535),
       token: dashboardToken,
     },
+    metricsPort: env.MINTPIPE_METRICS_PORT?.trim() ? integer(env, 'MINTPIPE_METRICS_PORT', 0, 0, 65_535) : undefined,
     shutdownGraceMs: duration(env, 'MINTPIPE_SHUTDOWN_GRACE', 30_000),
   };
 }

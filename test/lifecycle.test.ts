@@ -33,7 +33,7 @@ describe('mintpipe start lifecycle', () => {
       expect(health.status).toBe(200);
       // Let the demo windows run so the pipeline metrics have something to count.
       const queue = new Queue('export', { connection: redis, prefix: env.MINTPIPE_QUEUE_PREFIX });
-      for (let i = 0; i < 600 && (await queue.getJobCounts('completed')).completed < 7; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 600 && ((await queue.getJobCounts('completed')).completed ?? 0) < 7; i++) await new Promise((r) => setTimeout(r, 100));
       const metrics = await (await fetch(`${url}/metrics`)).text();
       expect(metrics).toMatch(/mintpipe_rows_loaded_total\{project="demo-docs"\} \d+/);
       expect(metrics).toMatch(/bullmq|queue/i);
@@ -50,4 +50,33 @@ describe('mintpipe start lifecycle', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   }, 120_000);
+
+  it('runs a worker with its own /metrics that stops cleanly on SIGTERM', async () => {
+    const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: 'http://127.0.0.1:9' });
+    const child = spawn(process.execPath, ['bin/mintpipe.js', 'worker', '--queues', 'export', '--metrics-port', '0'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/metrics: (http:\/\/\S+)\/metrics/.test(stderr)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker did not come up: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const url = /metrics: (http:\/\/\S+)\/metrics/.exec(stderr)![1];
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toContain('mintpipe_api_request_duration_seconds');
+      expect(metrics).not.toContain('mint_test_secret');
+      const queue = new Queue('export', { connection: redis, prefix: env.MINTPIPE_QUEUE_PREFIX });
+      expect(await queue.getWorkersCount()).toBe(1);
+      await queue.close();
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 90_000);
 });

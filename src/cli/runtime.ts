@@ -78,6 +78,10 @@ export class Runtime {
       logger: this.logger,
     });
     this.warehousePromise = opening;
+    // A failed open is not kept: the next caller (a health check, a retried job) tries again.
+    opening.catch(() => {
+      if (this.warehousePromise === opening) this.warehousePromise = undefined;
+    });
     return opening;
   }
 

@@ -10,7 +10,11 @@ export function register(program: Command): void {
     .command('worker')
     .description('run workers for the queues (scale out by running more, sharing one REDIS_URL)')
     .option('--queues <names>', `comma-separated: ${ALL_QUEUES.join(', ')}`, ALL_QUEUES.join(','))
-    .action(async (flags: { queues: string }) => {
+    .option('--metrics-port <port>', 'serve this worker\'s /metrics and /healthz on a port (MINTPIPE_METRICS_PORT)', (v: string) => {
+      if (!/^\d+$/.test(v) || Number(v) > 65_535) throw new UsageError(`--metrics-port: expected a port number, got "${v}"`);
+      return Number(v);
+    })
+    .action(async (flags: { queues: string; metricsPort?: number }) => {
       let names: QueueName[];
       try {
         names = parseQueueNames(flags.queues);
@@ -20,9 +24,30 @@ export function register(program: Command): void {
       if (names.length === 0) throw new UsageError(`--queues: no queue named; expected ${ALL_QUEUES.join(', ')}`);
       const context = loadContext();
       const { Runtime } = await import('../runtime.js');
-      const runtime = await Runtime.open(context);
+      const { createMetrics } = await import('../../ops/metrics.js');
+      const metrics = createMetrics();
+      const runtime = await Runtime.open({
+        ...context,
+        onApiEvent: (event) => metrics.onApiEvent(event),
+        exportObserver: metrics.exportObserver,
+        promptObserver: metrics.promptObserver,
+      });
       try {
         await runtime.startWorkers(names);
+        const port = flags.metricsPort ?? context.config.metricsPort;
+        if (port !== undefined) {
+          const { startMetricsServer } = await import('../../ops/metrics-server.js');
+          const server = await startMetricsServer({
+            runtime,
+            metrics,
+            host: context.config.dashboard.host,
+            port,
+            token: context.config.dashboard.token,
+            logger: context.logger,
+          });
+          runtime.onClose(() => server.close());
+          process.stderr.write(`metrics: ${server.url}/metrics\n`);
+        }
       } catch (err) {
         await runtime.close();
         throw err;
