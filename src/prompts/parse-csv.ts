@@ -1,8 +1,13 @@
 /**
  * CSV prompt files (RFC 4180): a header naming `projectId`, `jobId` and `prompt` (any order,
- * other columns ignored), quoted fields may hold commas, quotes ("") and newlines. A record that
- * cannot be parsed is reported at the line where it starts and parsing goes on with the next.
+ * other columns ignored); quoted fields may hold commas, doubled quotes and line breaks. A record
+ * that cannot be parsed is reported at the line where it starts, and parsing goes on.
+ *
+ * Line numbers come from byte offsets, not from csv-parse's own line count (which drifts on CRLF
+ * files with blank lines): each record starts where the previous one (or skipped one) ended,
+ * after any blank lines.
  */
+import { Buffer } from 'node:buffer';
 import { parse, type CsvError, type Info } from 'csv-parse';
 import { UsageError } from '../errors.js';
 import type { ParsedPrompts } from './parse-jsonl.js';
@@ -10,52 +15,31 @@ import { validatePrompt, type LineProblem, type PromptLimits, type PromptLine } 
 
 const REQUIRED_COLUMNS = ['projectId', 'jobId', 'prompt'] as const;
 
-/**
- * csv-parse reports the line where a record (or error) ends; the start is that minus the line
- * breaks inside it. `raw` may begin with skipped blank lines and end with the record delimiter.
- */
-function startLine(endLine: number, raw: string | undefined): number {
-  if (raw === undefined) return endLine;
-  const body = raw.replace(/^(?:\r?\n|\r)+/, '').replace(/(?:\r?\n|\r)$/, '');
-  const breaks = body.match(/\r?\n|\r/g)?.length ?? 0;
-  return Math.max(1, endLine - breaks);
-}
+type Parsed = { kind: 'record'; fields: string[]; endByte: number } | { kind: 'skip'; reason: string; endByte: number };
 
-interface CsvRow {
-  record: string[];
-  info: Info;
-  raw: string;
+interface HeaderColumns {
+  index: Record<(typeof REQUIRED_COLUMNS)[number], number>;
+  /** Fields a record needs to reach every required column. */
+  needed: number;
 }
 
 export async function parseCsv(text: string, limits: PromptLimits, fileName: string): Promise<ParsedPrompts> {
+  const source = text.replace(/^\uFEFF/, '');
+  const bytes = Buffer.from(source, 'utf8');
+  const items = await parseItems(source);
+  const lines = new LineIndex(bytes);
   const prompts: PromptLine[] = [];
   const problems: LineProblem[] = [];
   let columns: HeaderColumns | undefined;
-
-  const parser = parse({
-    bom: true,
-    info: true,
-    raw: true,
-    relax_column_count: true,
-    skip_empty_lines: true,
-    skip_records_with_error: true,
-    on_skip: (err: CsvError | undefined, raw: string | undefined) => {
-      if (!err) return;
-      problems.push({ line: startLine(Number(err.lines ?? 0), raw), reason: `CSV: ${err.message.replace(/ at line \d+/, '')}` });
-    },
-  });
-  const rows: CsvRow[] = [];
-  await new Promise<void>((resolve, reject) => {
-    parser.on('readable', () => {
-      for (let row = parser.read() as CsvRow | null; row !== null; row = parser.read() as CsvRow | null) rows.push(row);
-    });
-    parser.on('error', reject);
-    parser.on('end', resolve);
-    parser.end(text);
-  });
-
-  for (const { record, info, raw } of rows) {
-    const line = startLine(info.lines, raw);
+  let startByte = 0;
+  for (const item of items) {
+    const line = lines.lineOfFirstContent(startByte, item.endByte);
+    startByte = item.endByte;
+    if (item.kind === 'skip') {
+      problems.push({ line, reason: item.reason });
+      continue;
+    }
+    const record = item.fields;
     if (!columns) {
       columns = headerColumns(record, fileName);
       continue;
@@ -65,20 +49,68 @@ export async function parseCsv(text: string, limits: PromptLimits, fileName: str
       problems.push({ line, reason: `expected ${columns.needed} fields, got ${record.length}` });
       continue;
     }
-    const fields: Record<string, unknown> = {};
-    for (const name of REQUIRED_COLUMNS) fields[name] = record[columns.index[name]];
-    const checked = validatePrompt(fields, limits);
+    const checked = validatePrompt(
+      { projectId: record[columns.index.projectId], jobId: record[columns.index.jobId], prompt: record[columns.index.prompt] },
+      limits,
+    );
     if ('reason' in checked) problems.push({ line, reason: checked.reason });
     else prompts.push({ ...checked, line });
   }
-  problems.sort((a, b) => a.line - b.line);
   return { prompts, problems };
 }
 
-interface HeaderColumns {
-  index: Record<(typeof REQUIRED_COLUMNS)[number], number>;
-  /** Fields a record needs to reach every required column. */
-  needed: number;
+/** Records and unparseable records, in file order, each with the byte offset where it ends. */
+async function parseItems(source: string): Promise<Parsed[]> {
+  const items: Parsed[] = [];
+  const parser = parse({
+    info: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    on_skip: (err: CsvError | undefined) => {
+      if (!err) return;
+      const at = (err as CsvError & { bytes?: number }).bytes ?? 0;
+      items.push({ kind: 'skip', reason: `CSV: ${err.message.replace(/ at line \d+/, '')}`, endByte: at });
+    },
+  });
+  parser.on('readable', () => {
+    for (let row = parser.read() as { record: string[]; info: Info } | null; row !== null; row = parser.read() as { record: string[]; info: Info } | null) {
+      items.push({ kind: 'record', fields: row.record, endByte: row.info.bytes });
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    parser.on('error', reject);
+    parser.on('end', resolve);
+    parser.end(source);
+  });
+  // Skips are reported as they happen, records when read: put them back in file order.
+  return items.sort((a, b) => a.endByte - b.endByte);
+}
+
+/** Byte offset → 1-based line number (LF, CRLF and lone CR all end a line). */
+class LineIndex {
+  private readonly starts: number[] = [0];
+
+  constructor(private readonly bytes: Buffer) {
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i];
+      if (b === 0x0a || (b === 0x0d && bytes[i + 1] !== 0x0a)) this.starts.push(i + 1);
+    }
+  }
+
+  /** The line of the first byte in [from, to) that is not a line break (blank lines skipped). */
+  lineOfFirstContent(from: number, to: number): number {
+    let at = from;
+    while (at < to && (this.bytes[at] === 0x0a || this.bytes[at] === 0x0d)) at++;
+    let low = 0;
+    let high = this.starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (this.starts[mid]! <= at) low = mid;
+      else high = mid - 1;
+    }
+    return low + 1;
+  }
 }
 
 /** The header must name every required column; without one the whole file is unusable. */
