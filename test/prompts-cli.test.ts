@@ -56,7 +56,7 @@ describe('mintpipe prompts', () => {
     expect(sent.code, sent.stderr).toBe(0);
     const summary = JSON.parse(sent.stdout) as { batchId: string; total: number; byStatus: Record<string, number>; prompts: Array<{ status: string }> };
     expect(summary.total).toBe(3);
-    expect(summary.byStatus.completed + summary.byStatus.failed).toBe(3);
+    expect(summary.byStatus.completed! + summary.byStatus.failed!).toBe(3);
     expect(summary.prompts).toHaveLength(3);
 
     const query = await runCli(['query', 'SELECT status, count() AS n FROM prompt_outcomes GROUP BY status ORDER BY status', '--format', 'json'], env);
