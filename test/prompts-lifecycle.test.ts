@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
-import { createPromptContext, runPromptStep, startBatch, type StepOutcome } from '../src/prompts/index.js';
+import { batchJobId, createPromptContext, promptJobId, runPromptStep, startBatch, type StepOutcome } from '../src/prompts/index.js';
 import { QUEUE_NAMES } from '../src/queue/queues.js';
 import { openPromptStack, promptsOver, type PromptStack } from './fixtures/prompts-stack.js';
 
@@ -53,6 +53,37 @@ describe('a prompt whose send was interrupted', () => {
     expect(stack.emulator.messages).toHaveLength(0);
     const rows = await stack.outcomes(batch.batchId);
     expect(rows).toMatchObject([{ status: 'ambiguous', polls: record.polls }]);
+  });
+});
+
+describe('a lane whose head job was lost', () => {
+  it('moves again when the unfinished batch is submitted again', async () => {
+    const stack = await open({ workers: false });
+    const ctx = createPromptContext({
+      client: stack.runtime.client(),
+      warehouse: stack.warehouse,
+      redis: stack.runtime.redis,
+      queue: stack.runtime.queue(QUEUE_NAMES.prompts),
+      config: stack.config,
+      logger: createLogger({ level: 'silent', pretty: false }),
+    });
+    const queue = stack.runtime.queue(QUEUE_NAMES.prompts);
+    const prompts = [
+      { projectId: 'lost', jobId: 'job-3', prompt: 'head' },
+      { projectId: 'lost', jobId: 'job-3', prompt: 'behind it' },
+    ];
+    const batch = await stack.submit(prompts);
+    await startBatch(ctx, { batchId: batch.batchId });
+    const headJob = promptJobId(batch.promptIds[0]!, 0);
+    expect(await queue.getJob(promptJobId(batch.promptIds[1]!, 0))).toBeUndefined();
+    await queue.remove(headJob);
+
+    const again = await stack.submit(prompts);
+    expect(again).toMatchObject({ batchId: batch.batchId, added: 0 });
+    const batchJobs = (await queue.getJobs(['waiting'])).filter((j) => j.name === 'batch').map((j) => j.id);
+    expect(batchJobs).toContain(batchJobId(batch.batchId, 1));
+    await startBatch(ctx, { batchId: batch.batchId });
+    expect(await queue.getJob(headJob)).toBeDefined();
   });
 });
 

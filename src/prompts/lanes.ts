@@ -4,7 +4,7 @@
  * idempotent (stable job ids, LREM of an absent id), so a worker that dies between "final" and
  * "next job added" is simply re-run by BullMQ and completes the hand-over.
  */
-import { addPromptJobs } from './prompt-jobs.js';
+import { addPromptJobs, promptJobId } from './prompt-jobs.js';
 import type { PromptRecord } from './prompt-record.js';
 import type { PromptStore } from './prompt-store.js';
 import type { Queue } from 'bullmq';
@@ -14,6 +14,19 @@ export async function startLaneHeads(store: PromptStore, queue: Queue, headIds: 
   if (headIds.length === 0) return;
   const heads = (await store.readMany(headIds)).filter((r): r is PromptRecord => r !== undefined);
   await addPromptJobs(queue, heads);
+}
+
+/**
+ * Like startLaneHeads, and also retries a head's job that the queue failed without the prompt
+ * ending (a job that stalled too often never reaches the processor's error handling): re-running
+ * a batch job therefore unblocks such a lane.
+ */
+export async function repairLaneHeads(store: PromptStore, queue: Queue, headIds: readonly string[]): Promise<void> {
+  await startLaneHeads(store, queue, headIds);
+  for (const head of (await store.readMany(headIds)).filter((r): r is PromptRecord => r !== undefined && !r.done)) {
+    const job = await queue.getJob(promptJobId(head.promptId, head.attempt));
+    if (job && (await job.getState()) === 'failed') await job.retry('failed');
+  }
 }
 
 /** Hands a final prompt's lane on to the next prompt for the same agent job. */

@@ -4,7 +4,7 @@
  * lane heads. Idempotent, so a re-run (crash, resend) only fills in what is missing: prompts
  * already synced are not written again, prompts already in a lane do not enter it twice.
  */
-import { startLaneHeads } from './lanes.js';
+import { repairLaneHeads } from './lanes.js';
 import type { PromptContext } from './prompt-context.js';
 import type { BatchJobData } from './prompt-jobs.js';
 import type { PromptRecord } from './prompt-record.js';
@@ -25,7 +25,7 @@ export async function startBatch(ctx: PromptContext, data: BatchJobData): Promis
   const open = records.filter((r) => !r.done);
   const waiting = open.filter((r) => !r.laned);
   const heads = await ctx.store.enterLanes(open);
-  await startLaneHeads(ctx.store, ctx.queue, heads);
+  await repairLaneHeads(ctx.store, ctx.queue, heads);
   ctx.logger.info({ event: 'prompts.batch_started', batch: data.batchId, prompts: records.length, laned: waiting.length, heads: heads.length }, 'batch started');
   return { batchId: data.batchId, prompts: records.length, laned: waiting.length };
 }

@@ -53,5 +53,12 @@ export async function submitBatch(deps: SubmitDeps, prompts: readonly PromptInpu
   // Added last: a submission cut short is completed by submitting again, and the job (a no-op
   // when it exists) then starts every prompt that was recorded.
   await addBatchJob(deps.queue, batchId, 0);
+  if (added === 0) {
+    // Submitted before and not finished: run the batch job again (a new generation). It adds no
+    // prompt, but re-checks the lanes of the open ones, so a lane stuck by a lost or failed job
+    // moves again.
+    const { done } = await store.batchCounts(batchId);
+    if (done < records.length) await addBatchJob(deps.queue, batchId, await store.nextBatchGeneration(batchId));
+  }
   return { batchId, total: records.length, added, existing, promptIds: records.map((r) => r.promptId) };
 }

@@ -121,8 +121,8 @@ async function runSend(file: string, flags: SendFlags): Promise<number> {
     const nothingNew = submitted.added === 0 ? ' — nothing new enqueued (use --force to submit again as a new batch)' : '';
     if (!flags.wait) {
       if (flags.format === 'json') {
-        const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, submitted.batchId);
-        writeJson({ ...header, byStatus: status.byStatus });
+        const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, submitted.batchId, { prompts: true });
+        writeJson({ ...header, byStatus: status.byStatus, prompts: status.prompts });
       } else process.stdout.write(`${summary}${nothingNew}\n`);
       return inputCode;
     }
