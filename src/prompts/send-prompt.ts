@@ -66,7 +66,11 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
     sentAt: now,
     error: null,
   });
-  if (!claim.ok) return wait(ctx.timing.pollInitialMs, `claim refused: ${claim.reason}`);
+  if (!claim.ok) {
+    // Another run moved it (only when a job's lock was lost): the next run sees where it is.
+    if (claim.reason === 'wrong-status') return wait(ctx.timing.pollInitialMs, 'claimed elsewhere');
+    return { kind: 'skipped', reason: `claim refused: ${claim.reason}` };
+  }
   const sending = claim.record;
 
   let answer: AgentJob;
