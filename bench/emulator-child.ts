@@ -6,3 +6,15 @@ const agentTimeMs = Number(process.argv[3] ?? 1000);
 const emulator = await startEmulator({ port: 0, latencyMs, agentTimeMs, jobsPerProject: 1000 });
 process.stdout.write(`${emulator.url}\n`);
 process.on('SIGTERM', () => void emulator.close().then(() => process.exit(0)));
+// The parent asks for what the emulator saw (over the IPC channel of `fork`).
+process.on('message', (message) => {
+  if (message !== 'stats') return;
+  const keys = emulator.messages.map((m) => `${m.projectId}\u0000${m.jobId}\u0000${m.prompt}`);
+  process.send?.({
+    messageRequests: emulator.counters.messageRequests,
+    jobRequests: emulator.counters.jobRequests,
+    messages: emulator.messages.length,
+    duplicates: keys.length - new Set(keys).size,
+    sentWhileActive: emulator.messages.filter((m) => m.statusBefore === 'active').length,
+  });
+});

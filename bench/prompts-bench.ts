@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/index.js';
 import { Runtime } from '../src/cli/runtime.js';
-import { isSeededArchived, startEmulator } from '../src/emulator/index.js';
+import { isSeededArchived } from '../src/emulator/index.js';
 import { createLogger } from '../src/logger.js';
 import { batchStatus, submitBatch, waitForBatch, type PromptInput } from '../src/prompts/index.js';
 import { QUEUE_NAMES } from '../src/queue/queue-names.js';
+import { spawnEmulator } from './spawn-emulator.js';
 
 export async function promptsBench(redisUrl: string, agentTimeMs = 1000): Promise<string[]> {
-  const emulator = await startEmulator({ port: 0, agentTimeMs, jobsPerProject: 1000 });
+  const emulator = await spawnEmulator(0, agentTimeMs);
   const pollInitial = '500ms';
   const env = {
     REDIS_URL: redisUrl,
@@ -23,7 +24,6 @@ export async function promptsBench(redisUrl: string, agentTimeMs = 1000): Promis
     MINTPIPE_MESSAGE_RATE: 'off',
     MINTPIPE_POLL_INITIAL: pollInitial,
     MINTPIPE_POLL_MAX: '5s',
-    MINTPIPE_PROMPT_CONCURRENCY: '8',
     MINTPIPE_DATA_DIR: mkdtempSync(join(tmpdir(), 'mintpipe-bench-prompts-')),
     MINTPIPE_QUEUE_PREFIX: `benchp${Date.now()}`,
     LOG_LEVEL: 'warn',
@@ -43,9 +43,8 @@ export async function promptsBench(redisUrl: string, agentTimeMs = 1000): Promis
     const makespanMs = performance.now() - started;
     const status = await batchStatus(runtime.redis, config.queuePrefix, batch.batchId, { prompts: true });
     const polls = (status.prompts ?? []).reduce((sum, p) => sum + p.polls, 0);
-    const calls = emulator.counters.messageRequests + emulator.counters.jobRequests;
-    const duplicates = inputs.length - new Set(emulator.messages.map((m) => `${m.jobId}\u0000${m.prompt}`)).size;
-    const whileActive = emulator.messages.filter((m) => m.statusBefore === 'active').length;
+    const seen = await emulator.stats();
+    const calls = seen.messageRequests + seen.jobRequests;
     const idealMs = 4 * agentTimeMs + config.prompts.pollInitialMs;
     const counts = Object.entries(status.byStatus).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(', ');
     return [
@@ -53,11 +52,11 @@ export async function promptsBench(redisUrl: string, agentTimeMs = 1000): Promis
       `prompts: ${inputs.length} prompts over ${jobs.length} agent jobs (4 each), agent time ${agentTimeMs} ms, first poll after ${pollInitial}, worker concurrency ${config.prompts.concurrency}`,
       `  makespan                 ${(makespanMs / 1000).toFixed(2)} s   ideal ${(idealMs / 1000).toFixed(2)} s (4 × agent time + polling interval)   → ${(makespanMs / idealMs).toFixed(2)}× the ideal`,
       `  polls per prompt         ${(polls / inputs.length).toFixed(2)}`,
-      `  API calls per prompt     ${(calls / inputs.length).toFixed(2)}   (${emulator.counters.messageRequests} messages, ${emulator.counters.jobRequests} job reads)`,
-      `  outcomes                 ${counts}; messages received ${emulator.messages.length}, duplicates ${duplicates}, sent to an active job ${whileActive}`,
+      `  API calls per prompt     ${(calls / inputs.length).toFixed(2)}   (${seen.messageRequests} messages, ${seen.jobRequests} job reads)`,
+      `  outcomes                 ${counts}; messages received ${seen.messages}, duplicates ${seen.duplicates}, sent to an active job ${seen.sentWhileActive}`,
     ];
   } finally {
     await runtime.close();
-    await emulator.close();
+    emulator.stop();
   }
 }

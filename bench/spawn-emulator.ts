@@ -1,12 +1,29 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 
-export async function spawnEmulator(latencyMs: number, agentTimeMs = 1000): Promise<{ url: string; child: ChildProcess; stop(): void }> {
-  const child = spawn(process.execPath, ['bin/run-ts.js', 'bench/emulator-child.ts', String(latencyMs), String(agentTimeMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+export interface EmulatorStats {
+  messageRequests: number;
+  jobRequests: number;
+  messages: number;
+  duplicates: number;
+  sentWhileActive: number;
+}
+
+export async function spawnEmulator(latencyMs: number, agentTimeMs = 1000): Promise<{ url: string; child: ChildProcess; stats(): Promise<EmulatorStats>; stop(): void }> {
+  const child = fork('bin/run-ts.js', ['bench/emulator-child.ts', String(latencyMs), String(agentTimeMs)], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
     child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
   });
-  return { url, child, stop: () => child.kill('SIGTERM') };
+  return {
+    url,
+    child,
+    stats: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve(m as EmulatorStats));
+        child.send('stats');
+      }),
+    stop: () => child.kill('SIGTERM'),
+  };
 }
 
 /** Samples this process's RSS; `peak()` is the highest seen since `start`. */

@@ -78,7 +78,7 @@ export interface MintpipeConfig {
     unstableRetries: number;
   };
   prompts: {
-    /** Prompt jobs run at once per worker. @default 8 */
+    /** Prompt steps run at once per worker (each is a short send or poll; waiting prompts hold none). @default 32 */
     concurrency: number;
     /** First poll delay after a send. @default 2000 */
     pollInitialMs: number;
@@ -231,7 +231,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       unstableRetries: integer(env, 'MINTPIPE_UNSTABLE_RETRIES', 2, 0, 10),
     },
     prompts: {
-      concurrency: integer(env, 'MINTPIPE_PROMPT_CONCURRENCY', 8, 1, 256),
+      concurrency: integer(env, 'MINTPIPE_PROMPT_CONCURRENCY', 32, 1, 256),
       pollInitialMs,
       pollMaxMs,
       deadlineMs: duration(env, 'MINTPIPE_PROMPT_DEADLINE', 7_200_000),

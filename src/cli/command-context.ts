@@ -8,10 +8,15 @@ export interface CommandContext {
   logger: Logger;
 }
 
-/** Parses the environment once (refusals are ConfigErrors, exit 2) and makes the logger. */
-export function loadContext(env: Record<string, string | undefined> = process.env): CommandContext {
+/**
+ * Parses the environment once (refusals are ConfigErrors, exit 2) and makes the logger. One-shot
+ * commands log warnings and errors only unless LOG_LEVEL is set, so their output and progress
+ * stay readable; long-running ones (start, worker, dashboard) log events at info.
+ */
+export function loadContext(options: { oneShot?: boolean } = {}, env: Record<string, string | undefined> = process.env): CommandContext {
   const config = loadConfig(env);
-  return { config, logger: createLogger({ level: config.logLevel }) };
+  const level = options.oneShot && !env.LOG_LEVEL?.trim() ? 'warn' : config.logLevel;
+  return { config: { ...config, logLevel: level as MintpipeConfig['logLevel'] }, logger: createLogger({ level }) };
 }
 
 /**

@@ -76,7 +76,7 @@ async function startServer(dir: string, logger: Logger): Promise<string> {
     await new Promise((r) => setTimeout(r, 50));
   }
   writeFileSync(join(dir, 'server.json'), JSON.stringify({ port, pid: child.pid ?? 0 } satisfies ServerState));
-  logger.info({ event: 'private_redis_started', port, dir }, 'started private redis-server');
+  logger.debug({ event: 'private_redis_started', port, dir }, 'started private redis-server');
   return url;
 }
 

@@ -33,7 +33,7 @@ export function register(program: Command): void {
 async function runExport(flags: ExportFlags): Promise<number> {
   const windows = parseWindows(flags);
   if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
-  const context = loadContext();
+  const context = loadContext({ oneShot: true });
   return withRuntime(context, async (runtime) => {
     const { enqueueWindows } = await import('../../export/enqueue.js');
     const { waitForWindows } = await import('../wait-for-windows.js');

@@ -54,7 +54,7 @@ export function register(program: Command): void {
     .action(async (batch: string, flags: { format: string }) => {
       checkFormat(flags.format);
       const batchId = parseBatchId(batch);
-      await withRuntime(loadContext(), async (runtime) => {
+      await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
         const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, batchId, { prompts: true });
         if (flags.format === 'json') {
           const { prompts: _all, ...rest } = status;
@@ -73,7 +73,7 @@ export function register(program: Command): void {
       checkFormat(flags.format);
       const batchId = parseBatchId(batch);
       if (!flags.ambiguous) throw new UsageError('prompts resend: --ambiguous is required (say explicitly that prompts of unknown delivery may be sent twice)');
-      process.exitCode = await withRuntime(loadContext(), async (runtime) => {
+      process.exitCode = await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
         const queue = runtime.queue(QUEUE_NAMES.prompts);
         const result = await resendAmbiguous({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId);
         if (!flags.wait) {
@@ -91,7 +91,7 @@ export function register(program: Command): void {
 
 async function runSend(file: string, flags: SendFlags): Promise<number> {
   checkFormat(flags.format);
-  const context = loadContext();
+  const context = loadContext({ oneShot: true });
   const parsed = await readPromptFile(file, { maxPromptBytes: context.config.prompts.maxPromptBytes });
   for (const problem of parsed.problems) process.stderr.write(`${formatProblem(file, problem)}\n`);
   const badLines = parsed.problems.length;

@@ -18,7 +18,7 @@ export function register(program: Command): void {
       }
       const { assertReadOnly, formatRows } = await import('../../warehouse/index.js');
       assertReadOnly(sql);
-      const { config, logger } = loadContext();
+      const { config, logger } = loadContext({ oneShot: true });
       const result = await runReadOnly(sql, config, logger);
       process.stdout.write(`${formatRows(result, flags.format as (typeof FORMATS)[number])}\n`);
     });

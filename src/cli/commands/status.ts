@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .option('--format <format>', 'text or json', 'text')
     .action(async (flags: { format: string }) => {
       if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
-      const context = loadContext();
+      const context = loadContext({ oneShot: true });
       await withRuntime(context, async (runtime) => {
         const queues = [];
         for (const name of ALL_QUEUES) {
