@@ -4,17 +4,9 @@
  */
 import { selectRows, tableName, type PromptStatus, type Warehouse } from '../warehouse/index.js';
 
-export const PROMPT_STATUSES: readonly PromptStatus[] = [
-  'queued',
-  'sending',
-  'polling',
-  'completed',
-  'archived',
-  'failed',
-  'timed_out',
-  'ambiguous',
-  'rejected',
-];
+import { PROMPT_STATUSES } from '../prompts/prompt-status.js';
+
+export { PROMPT_STATUSES };
 
 /** Statuses a person should look at: the prompt did not end as asked, or its fate is unknown. */
 export const PROBLEM_STATUSES: readonly PromptStatus[] = ['failed', 'timed_out', 'ambiguous', 'rejected'];

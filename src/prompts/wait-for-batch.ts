@@ -1,6 +1,7 @@
 /** Follows a batch until every prompt's outcome is final, reading only Redis (workers may be remote). */
 import type { Redis } from 'ioredis';
 import { batchStatus, type BatchStatus } from './batch-status.js';
+import { abortableSleep } from '../api/abortable-sleep.js';
 
 export interface WaitOptions {
   /** Called after every look, with the batch's counts. */
@@ -19,21 +20,6 @@ export async function waitForBatch(redis: Redis, prefix: string, batchId: string
     const status = await batchStatus(redis, prefix, batchId);
     options.onProgress?.(status);
     if (status.done >= status.total) return batchStatus(redis, prefix, batchId, { prompts: true });
-    await pause(intervalMs, options.signal);
+    await abortableSleep(intervalMs, options.signal);
   }
-}
-
-/** Waits `ms`, or rejects as soon as the signal aborts (the listener is removed either way). */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
