@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', 'test-artifacts/', 'src/ops/page/**'] },
+  { ignores: ['node_modules/', 'dist/', '.data/', 'test-artifacts/', 'src/ops/page/**', '.ci/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

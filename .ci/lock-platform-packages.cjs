@@ -14,7 +14,7 @@ const platforms = {
   '@msgpackr-extract/msgpackr-extract-win32-x64': [['win32'], ['x64']],
 };
 let added = 0;
-for (const [path, entry] of Object.entries(lock.packages)) {
+for (const entry of Object.values(lock.packages)) {
   for (const [dep, version] of Object.entries(entry.optionalDependencies ?? {})) {
     const key = `node_modules/${dep}`;
     if (lock.packages[key] || !platforms[dep]) continue;
