@@ -19,7 +19,7 @@ for (const entry of Object.values(lock.packages)) {
     const key = `node_modules/${dep}`;
     if (lock.packages[key] || !platforms[dep]) continue;
     const [os, cpu] = platforms[dep];
-    lock.packages[key] = { version, optional: true, os, cpu };
+    lock.packages[key] = { version, cpu, optional: true, os };
     added++;
   }
 }
