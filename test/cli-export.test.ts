@@ -36,6 +36,19 @@ describe('mintpipe export and query (CLI)', () => {
     expect(Number(windows[1]!.n)).toBe(rangeRows);
   });
 
+  it('never prints the API key, even at debug level, and status reports the finished runs', async () => {
+    const result = await runCli(['export', '--project', 'keycheck', '--from', '2026-10-05', '--to', '2026-10-06', '--wait'], { ...env, LOG_LEVEL: 'debug' });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('"event"');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(env.MINTLIFY_API_KEY);
+    const status = await runCli(['status', '--format', 'json'], env);
+    expect(status.code).toBe(0);
+    const parsed = JSON.parse(status.stdout) as { queues: Array<{ name: string; counts: { completed: number } }>; lastRuns: Array<{ project: string; state: string }> };
+    expect(parsed.queues.find((q) => q.name === 'export')?.counts.completed).toBeGreaterThanOrEqual(1);
+    expect(parsed.lastRuns.find((r) => r.project === 'keycheck')?.state).toBe('completed');
+    expect(status.stdout).not.toContain(env.MINTLIFY_API_KEY);
+  });
+
   const bad: Array<[string, string[], Record<string, string>, RegExp]> = [
     ['an impossible date', ['export', '--project', 'p', '--from', '2026-02-30', '--to', '2026-03-02'], {}, /--from: 2026-02-30 is not a real calendar date/],
     ['from not before to', ['export', '--project', 'p', '--from', '2026-10-04', '--to', '2026-10-01'], {}, /--to: .*must be after --from/],
