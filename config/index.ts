@@ -88,6 +88,8 @@ export interface MintpipeConfig {
     deadlineMs: number;
     /** Largest accepted prompt, in bytes of UTF-8. @default 32768 */
     maxPromptBytes: number;
+    /** How long a finished batch's records stay in Redis (outcomes stay in the warehouse). @default 2592000000 (30 days) */
+    retentionMs: number;
   };
   dashboard: { host: string; port: number; token: string | undefined };
   /** Port of `worker`'s own /metrics and /healthz (on the dashboard host, with its token); undefined = none. @default undefined */
@@ -236,6 +238,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       pollMaxMs,
       deadlineMs: duration(env, 'MINTPIPE_PROMPT_DEADLINE', 7_200_000),
       maxPromptBytes: integer(env, 'MINTPIPE_PROMPT_MAX_BYTES', 32_768, 1, 10_000_000),
+      retentionMs: duration(env, 'MINTPIPE_PROMPT_RETENTION', 30 * 86_400_000),
     },
     dashboard: {
       host: text(env, 'MINTPIPE_DASHBOARD_HOST', '127.0.0.1'),

@@ -48,7 +48,7 @@ export interface PromptContext {
 }
 
 export function createPromptContext(deps: PromptDeps): PromptContext {
-  const store = new PromptStore(deps.redis, deps.config.queuePrefix);
+  const store = new PromptStore(deps.redis, deps.config.queuePrefix, deps.config.prompts.retentionMs);
   const { pollInitialMs, pollMaxMs, deadlineMs } = deps.config.prompts;
   return {
     store,

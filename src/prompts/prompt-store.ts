@@ -11,6 +11,9 @@ import { PromptKeys } from './prompt-keys.js';
 import { CREATE_PROMPT, LANE_ENTER, LANE_LEAVE, MARK_SYNCED, PATCH, RESEND, TRANSITION } from './prompt-scripts.js';
 import { PROMPT_STATUSES, type PromptStatus } from './prompt-status.js';
 
+/** Redis retention of a finished batch. */
+export const DEFAULT_PROMPT_RETENTION_MS = 30 * 86_400_000;
+
 /** A field change: a value to set, or null to remove the field. */
 export type FieldChanges = Partial<Record<RecordField, string | number | boolean | null>>;
 
@@ -81,6 +84,11 @@ export class PromptStore {
   constructor(
     readonly redis: Redis,
     prefix: string,
+    /**
+     * How long a finished batch's records stay in Redis (its outcomes stay in the warehouse for
+     * good); until then, submitting the same prompts again is a no-op. @default 30 days
+     */
+    private readonly retentionMs: number = DEFAULT_PROMPT_RETENTION_MS,
   ) {
     this.keys = new PromptKeys(prefix);
   }
@@ -140,6 +148,7 @@ export class PromptStore {
     if (code === 1) {
       const record = decodeRecord(promptId, pairsToHash(reply[2]));
       if (!record) throw new Error(`prompt ${promptId}: unreadable record after a transition`);
+      if (request.done) await this.expireIfFinished(batchId);
       return { ok: true, record };
     }
     const reason = code === -1 ? 'missing' : code === -2 ? 'other-attempt' : code === -3 ? 'final' : 'wrong-status';
@@ -194,7 +203,30 @@ export class PromptStore {
   /** Makes a final ambiguous prompt a new attempt (status queued); undefined when it is not one. */
   async resend(promptId: string, batchId: string): Promise<PromptRecord | undefined> {
     const reply = (await RESEND.run(this.redis, [this.keys.prompt(promptId), this.keys.batchCounts(batchId)], OBSERVATION_FIELDS)) as [number, unknown?];
-    return Number(reply[0]) === 1 ? decodeRecord(promptId, pairsToHash(reply[1])) : undefined;
+    if (Number(reply[0]) !== 1) return undefined;
+    // The batch is open again: its records must outlive the retention set when it finished.
+    const batchKeys = [this.keys.batch(batchId), this.keys.batchPrompts(batchId), this.keys.batchCounts(batchId)];
+    const ids = await this.batchPromptIds(batchId);
+    const pipeline = this.redis.pipeline();
+    for (const key of [...batchKeys, ...ids.map((id) => this.keys.prompt(id))]) pipeline.persist(key);
+    await pipeline.exec();
+    return decodeRecord(promptId, pairsToHash(reply[1]));
+  }
+
+  /**
+   * Once every prompt of the batch is final, its Redis records expire after the retention
+   * period (the warehouse keeps the outcomes), and batches past it leave the batch index.
+   */
+  private async expireIfFinished(batchId: string): Promise<void> {
+    const [meta, counts] = await Promise.all([this.batchMeta(batchId), this.batchCounts(batchId)]);
+    if (!meta || counts.done < meta.total) return;
+    const seconds = Math.max(1, Math.ceil(this.retentionMs / 1000));
+    const ids = await this.batchPromptIds(batchId);
+    const pipeline = this.redis.pipeline();
+    for (const key of [this.keys.batch(batchId), this.keys.batchPrompts(batchId), this.keys.batchCounts(batchId)]) pipeline.expire(key, seconds);
+    for (const id of ids) pipeline.expire(this.keys.prompt(id), seconds);
+    pipeline.zremrangebyscore(this.keys.batches(), '-inf', Date.now() - this.retentionMs);
+    await pipeline.exec();
   }
 
   async batchMeta(batchId: string): Promise<BatchMeta | undefined> {
