@@ -21,10 +21,12 @@ import { toQueueError } from '../src/queue/job-control.js';
 export function createPromptProcessor(deps: PromptDeps): (job: Job, token?: string) => Promise<unknown> {
   const ctx = createPromptContext(deps);
   return async function processPrompt(job: Job, token?: string): Promise<unknown> {
-    if (job.name === BATCH_JOB) return startBatch(ctx, job.data as BatchJobData);
+    // Every line of this run carries the queue and the job id (the step adds batch, prompt, project, job).
+    const jobCtx = { ...ctx, logger: ctx.logger.child({ queue: job.queueName, jobId: job.id }) };
+    if (job.name === BATCH_JOB) return startBatch(jobCtx, job.data as BatchJobData);
     const data = job.data as PromptJobData;
     try {
-      const outcome = await runPromptStep(ctx, data);
+      const outcome = await runPromptStep(jobCtx, data);
       if (outcome.kind === 'wait') {
         await job.moveToDelayed(Date.now() + outcome.delayMs, token);
         throw new DelayedError();
@@ -34,8 +36,8 @@ export function createPromptProcessor(deps: PromptDeps): (job: Job, token?: stri
       if (err instanceof DelayedError) throw err;
       const { error, unrecoverable } = toQueueError(err);
       const final = unrecoverable || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      deps.logger.warn({ event: 'prompt_job_failed', jobId: job.id, prompt: data.promptId, final, err: error }, 'prompt job failed');
-      if (final) await abandonPrompt(ctx, data, error.message);
+      jobCtx.logger.warn({ event: 'prompt_job_failed', prompt: data.promptId, final, err: error }, 'prompt job failed');
+      if (final) await abandonPrompt(jobCtx, data, error.message);
       throw error;
     }
   };

@@ -41,6 +41,17 @@ describe('mintpipe export and query (CLI)', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('"event"');
     expect(`${result.stdout}${result.stderr}`).not.toContain(env.MINTLIFY_API_KEY);
+    // Every line a window job logs carries its queue, job id, project and window.
+    const jobLines = result.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => ['api.attempt', 'batch_loaded', 'export_complete'].includes(String(l.event)));
+    expect(jobLines.map((l) => l.event)).toEqual(expect.arrayContaining(['api.attempt', 'export_complete']));
+    for (const line of jobLines) {
+      expect(line).toMatchObject({ queue: 'export', project: 'keycheck', window: '2026-10-05..2026-10-06' });
+      expect(line.jobId).toEqual(expect.any(String));
+    }
     const status = await runCli(['status', '--format', 'json'], env);
     expect(status.code).toBe(0);
     const parsed = JSON.parse(status.stdout) as { queues: Array<{ name: string; counts: { completed: number } }>; lastRuns: Array<{ project: string; state: string }> };

@@ -34,6 +34,11 @@ export interface CallOptions {
    * throws propagates unchanged.
    */
   onRateLimited?: (retryAfterMs: number) => void | Promise<void>;
+  /**
+   * Logger for this call's lines, e.g. a queue job's child logger, so they carry its queue, job id
+   * and window or prompt. @default the client's logger
+   */
+  logger?: Logger;
 }
 
 /** Query of one visitors page. */

@@ -134,13 +134,13 @@ export class MintlifyClient {
       const startedAt = performance.now();
       try {
         const { value, status } = await this.#attempt(request, call.signal);
-        this.#report(request, { op: request.op, attempt, status, durationMs: performance.now() - startedAt, outcome: 'ok' });
+        this.#report(call.logger, request, { op: request.op, attempt, status, durationMs: performance.now() - startedAt, outcome: 'ok' });
         return value;
       } catch (caught) {
         const durationMs = performance.now() - startedAt;
         if (!(caught instanceof MintlifyApiError)) {
           // The caller aborted mid-attempt: a send may already be on the server.
-          this.#report(request, { op: request.op, attempt, durationMs, outcome: 'error', reason: 'aborted' });
+          this.#report(call.logger, request, { op: request.op, attempt, durationMs, outcome: 'error', reason: 'aborted' });
           throw isSend ? new AmbiguousSendError({ cause: caught }) : caught;
         }
         const failure = caught;
@@ -152,18 +152,18 @@ export class MintlifyClient {
             await call.onRateLimited(serverRequestedWaitMs(failure));
           } catch (hookError) {
             // The caller stops here (e.g. to delay its queue job); the 429 still counts in metrics.
-            this.#report(request, { ...event, outcome: 'error' });
+            this.#report(call.logger, request, { ...event, outcome: 'error' });
             throw hookError;
           }
         }
         const retryable = isSend ? isRetryableSend(failure) : isRetryableRead(failure);
         const delayMs = Math.max(backoffDelayMs(policy, attempt - 1), serverRequestedWaitMs(failure));
         if (!retryable || attempt >= policy.attempts || spentMs + delayMs > policy.maxTotalMs) {
-          this.#report(request, { ...event, outcome: 'error' });
+          this.#report(call.logger, request, { ...event, outcome: 'error' });
           throw isSend && !provesNotSent(failure) ? new AmbiguousSendError({ cause: failure }) : failure;
         }
-        this.#report(request, { ...event, outcome: 'retry' });
-        this.#logger.warn(
+        this.#report(call.logger, request, { ...event, outcome: 'retry' });
+        (call.logger ?? this.#logger).warn(
           { event: 'api.retry', op: request.op, ...request.context, attempt, status: failure.status, reason: failure.reason, delayMs, error: failure.message },
           'api retry',
         );
@@ -206,9 +206,9 @@ export class MintlifyClient {
     }
   }
 
-  #report(request: ApiRequest<z.ZodType>, event: ApiEvent): void {
+  #report(logger: Logger | undefined, request: ApiRequest<z.ZodType>, event: ApiEvent): void {
     const ms = Math.round(event.durationMs);
-    this.#logger.debug(
+    (logger ?? this.#logger).debug(
       { event: 'api.attempt', op: event.op, ...request.context, attempt: event.attempt, status: event.status, ms, outcome: event.outcome, reason: event.reason },
       'api attempt',
     );

@@ -161,6 +161,7 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
           if (!take.granted) throw new BudgetWaitError(take.waitMs);
           requests++;
         },
+        logger: log,
         onRateLimited: async (retryAfterMs) => {
           // Someone else spent the organization's budget: hold every worker back, not just this one.
           await budget.pause(retryAfterMs);

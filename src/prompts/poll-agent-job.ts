@@ -36,7 +36,7 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
   let job: AgentJob | undefined;
   let pollError: unknown;
   try {
-    job = await ctx.client.getAgentJob(record.projectId, record.jobId, { retry: GET_RETRY });
+    job = await ctx.client.getAgentJob(record.projectId, record.jobId, { retry: GET_RETRY, logger: scope.logger });
   } catch (err) {
     if (err instanceof AuthError) throw err;
     pollError = err;

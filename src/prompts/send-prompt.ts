@@ -35,7 +35,7 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
 
   let job: AgentJob;
   try {
-    job = await ctx.client.getAgentJob(record.projectId, record.jobId, { retry: GET_RETRY });
+    job = await ctx.client.getAgentJob(record.projectId, record.jobId, { retry: GET_RETRY, logger: scope.logger });
   } catch (err) {
     ctx.observer.polled?.();
     if (err instanceof NotFoundError || err instanceof InvalidRequestError) {
@@ -76,7 +76,7 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
   let answer: AgentJob;
   try {
     ctx.observer.sent?.();
-    answer = await ctx.client.sendMessage(record.projectId, record.jobId, record.prompt, { retry: false });
+    answer = await ctx.client.sendMessage(record.projectId, record.jobId, record.prompt, { retry: false, logger: scope.logger });
   } catch (err) {
     return sendFailed(scope, sending, err);
   }
