@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testEnv } from './helpers/export-stack.js';
+import { runCli } from './helpers/run-cli.js';
 
 const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
 afterAll(() => redis.disconnect());
@@ -73,6 +74,11 @@ describe('mintpipe start lifecycle', () => {
       const queue = new Queue('export', { connection: redis, prefix: env.MINTPIPE_QUEUE_PREFIX });
       expect(await queue.getWorkersCount()).toBe(1);
       await queue.close();
+      // The worker holds the embedded warehouse; `query` from another process goes through it.
+      const query = await runCli(['query', 'SELECT count() AS runs FROM export_runs', '--format', 'json'], env);
+      expect(query.stderr).toBe('');
+      expect(query.code).toBe(0);
+      expect(JSON.parse(query.stdout)).toEqual([{ runs: 0 }]);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     } finally {

@@ -34,6 +34,7 @@ export class Runtime {
   private warehousePromise: Promise<Warehouse> | undefined;
   private apiClient: MintlifyClient | undefined;
   private workers: WorkerSet | undefined;
+  private stopGateway: (() => Promise<void>) | undefined;
   private closed = false;
 
   private constructor(
@@ -69,7 +70,21 @@ export class Runtime {
 
   /** The warehouse, opened once per process (the embedded engine allows one process per data dir). */
   warehouse(): Promise<Warehouse> {
-    const opening = this.warehousePromise ?? openWarehouse({
+    const opening = this.warehousePromise ?? this.openWarehouse();
+    this.warehousePromise = opening;
+    // A failed open is not kept: the next caller (a health check, a retried job) tries again.
+    opening.catch(() => {
+      if (this.warehousePromise === opening) this.warehousePromise = undefined;
+    });
+    return opening;
+  }
+
+  /**
+   * Opens the warehouse; an embedded one is also served read-only to the other mintpipe commands
+   * of this data dir (`query` while this process holds the engine's lock).
+   */
+  private async openWarehouse(): Promise<Warehouse> {
+    const warehouse = await openWarehouse({
       url: this.config.clickhouse.url,
       user: this.config.clickhouse.user,
       password: this.config.clickhouse.password,
@@ -77,12 +92,11 @@ export class Runtime {
       dataDir: this.config.dataDir,
       logger: this.logger,
     });
-    this.warehousePromise = opening;
-    // A failed open is not kept: the next caller (a health check, a retried job) tries again.
-    opening.catch(() => {
-      if (this.warehousePromise === opening) this.warehousePromise = undefined;
-    });
-    return opening;
+    if (warehouse.engine === 'embedded') {
+      const { serveWarehouseGateway } = await import('./warehouse-gateway.js');
+      this.stopGateway = await serveWarehouseGateway(warehouse, this.config.dataDir);
+    }
+    return warehouse;
   }
 
   /** The API client; refuses when no key is configured. */
@@ -151,6 +165,7 @@ export class Runtime {
       async () => {
         await Promise.all([...this.queues.values()].map((q) => q.close()));
       },
+      async () => this.stopGateway?.(),
       async () => {
         if (this.warehousePromise) await (await this.warehousePromise.catch(() => undefined))?.close();
       },

@@ -40,12 +40,11 @@ async function start(flags: StartFlags): Promise<void> {
   const demoDays = Number(flags.demoDays);
   if (!Number.isInteger(demoDays) || demoDays < 0 || demoDays > 90) throw new ConfigError('--demo-days', `expected 0 to 90, got "${flags.demoDays}"`);
   let config = context.config;
-  const [{ startEmulator }, { startDashboard }, { createMetrics }, { Runtime }, { serveWarehouseGateway }, { enqueueWindows }, { upsertSchedule }] = await Promise.all([
+  const [{ startEmulator }, { startDashboard }, { createMetrics }, { Runtime }, { enqueueWindows }, { upsertSchedule }] = await Promise.all([
     import('../../emulator/index.js'),
     import('../../ops/dashboard-server.js'),
     import('../../ops/metrics.js'),
     import('../runtime.js'),
-    import('../warehouse-gateway.js'),
     import('../../export/enqueue.js'),
     import('../../queue/schedules.js'),
   ]);
@@ -78,8 +77,6 @@ async function start(flags: StartFlags): Promise<void> {
     }
     if (flags.workers) {
       await runtime.startWorkers(ALL_QUEUES);
-      const warehouse = await runtime.warehouse();
-      if (warehouse.engine === 'embedded') runtime.onClose(await serveWarehouseGateway(warehouse, config.dataDir));
     }
     if (flags.dashboard) {
       const dashboard = await startDashboard({
