@@ -8,11 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitForRedis } from '../helpers/ports.js';
+import { ensureSystemPackages } from './system-packages.js';
 
 let redis: ChildProcess | undefined;
 let dir: string | undefined;
 
 export default async function setup(): Promise<() => Promise<void>> {
+  ensureSystemPackages();
   dir = mkdtempSync(join(tmpdir(), 'mintpipe-test-redis-'));
   const port = await freePort();
   redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
