@@ -28,13 +28,14 @@ export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], p
       for (const e of enqueued) {
         if (results.has(e.jobId)) continue;
         const label = `${e.window.projectId} ${e.window.dateFrom}..${e.window.dateTo}`;
+        // The state first, then the job: a job read before it finished has no return value yet.
+        const state = await queue.getJobState(e.jobId);
         const job = await queue.getJob(e.jobId);
         const base = { projectId: e.window.projectId, dateFrom: e.window.dateFrom, dateTo: e.window.dateTo, jobId: e.jobId };
-        if (!job) {
+        if (!job || state === 'unknown') {
           results.set(e.jobId, { ...base, state: 'missing', error: 'job no longer in the queue' });
           continue;
         }
-        const state = await job.getState();
         const progress = (typeof job.progress === 'object' ? job.progress : {}) as ProgressData;
         if (state === 'completed') {
           const value = job.returnvalue as { rows: number; pages: number; requests: number };

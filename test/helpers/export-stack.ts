@@ -60,9 +60,10 @@ export async function openExportStack(options: { emulator?: StartEmulatorOptions
       const results = [];
       for (const e of enqueued) {
         for (;;) {
+          // The state first, then the job: a job read before it finished has no return value yet.
+          const state = await queue.getJobState(e.jobId);
           const job = await queue.getJob(e.jobId);
-          const state = job ? await job.getState() : 'missing';
-          if (state === 'completed' || state === 'failed' || state === 'missing') {
+          if (state === 'completed' || state === 'failed' || state === 'unknown' || !job) {
             results.push({ state, failedReason: job?.failedReason, returnvalue: job?.returnvalue });
             break;
           }
