@@ -187,8 +187,8 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
     }
   };
 
-  // At most one insert runs while the next batch is being fetched, so loading overlaps fetching
-  // and memory holds two batches at most.
+  // Without a budget, at most one insert runs while the next batch is being fetched, so loading
+  // overlaps fetching and memory holds two batches at most.
   let inserting: Promise<void> | undefined;
   const flush = async (wait: boolean) => {
     if (inserting) await inserting;
@@ -252,7 +252,9 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
       if (!settled.page.hasMore) endOffset = pageEnd;
       consumed = endOffset ?? consumed + PAGE_LIMIT;
       if (endOffset !== undefined) break;
-      if (batch.length >= settings.batchRows || Date.now() - lastFlushAt >= (settings.flushIntervalMs ?? 5000)) await flush(false);
+      // Under a budget every request is precious and speed is set by the budget: load each batch
+      // before fetching on, so a crash costs at most one batch of requests. Without one, overlap.
+      if (batch.length >= settings.batchRows || Date.now() - lastFlushAt >= (settings.flushIntervalMs ?? 5000)) await flush(budget.limited);
     }
   } finally {
     // Pages still in flight past the end or past a budget stop are not consumed; let them settle.
