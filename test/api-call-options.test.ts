@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AmbiguousSendError, MintlifyClient, RateLimitedError, ServerError } from '../src/api/index.js';
 import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer } from './api-scripted-server.js';
+import { rejection } from './helpers/wait.js';
 
 let server: ScriptedServer;
 let client: MintlifyClient;
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => expect.fail('expected a rejection'),
-    (error: unknown) => error,
-  );
-}
 
 beforeAll(async () => {
   server = await startScriptedServer();

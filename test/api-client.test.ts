@@ -15,6 +15,7 @@ import {
 } from '../src/api/index.js';
 import { freePort } from './helpers/ports.js';
 import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer } from './api-scripted-server.js';
+import { rejection } from './helpers/wait.js';
 
 let server: ScriptedServer;
 let client: MintlifyClient;
@@ -30,13 +31,6 @@ beforeEach(() => {
 });
 
 /** The rejection of `promise`, failing the test if it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => expect.fail(`expected a rejection, got ${JSON.stringify(value)}`),
-    (error: unknown) => error,
-  );
-}
-
 describe('requests', () => {
   it('gets a visitors page with the bearer key and the query in the URL', async () => {
     const page = await client.getVisitors('proj', QUERY);

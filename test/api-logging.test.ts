@@ -5,6 +5,7 @@ import { MintlifyClient } from '../src/api/index.js';
 import { createLogger } from '../src/logger.js';
 import { freePort } from './helpers/ports.js';
 import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer, type Step } from './api-scripted-server.js';
+import { rejection } from './helpers/wait.js';
 
 let server: ScriptedServer;
 let lines: string[];
@@ -22,13 +23,6 @@ function capturedLogger() {
 
 function clientFor(baseUrl: string): MintlifyClient {
   return new MintlifyClient({ baseUrl, apiKey: API_KEY, timeoutMs: 200, retry: { attempts: 2, baseDelayMs: 10 }, logger: capturedLogger() });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => expect.fail('expected a rejection'),
-    (error: unknown) => error,
-  );
 }
 
 beforeAll(async () => {

@@ -12,6 +12,7 @@ import {
   type ApiEvent,
 } from '../src/api/index.js';
 import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer } from './api-scripted-server.js';
+import { rejection } from './helpers/wait.js';
 
 let server: ScriptedServer;
 let events: ApiEvent[];
@@ -24,13 +25,6 @@ function clientWith(options: { attempts?: number; maxTotalMs?: number; timeoutMs
     retry: { attempts: options.attempts ?? 6, baseDelayMs: 10, maxDelayMs: 50, maxTotalMs: options.maxTotalMs },
     onEvent: (event) => events.push(event),
   });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => expect.fail('expected a rejection'),
-    (error: unknown) => error,
-  );
 }
 
 beforeAll(async () => {

@@ -14,18 +14,12 @@ import {
 } from '../src/api/index.js';
 import { freePort } from './helpers/ports.js';
 import { API_KEY, OK_JOB, startScriptedServer, type ScriptedServer } from './api-scripted-server.js';
+import { rejection } from './helpers/wait.js';
 
 let server: ScriptedServer;
 
 function clientFor(url: string, attempts = 6): MintlifyClient {
   return new MintlifyClient({ baseUrl: url, apiKey: API_KEY, timeoutMs: 300, retry: { attempts, baseDelayMs: 10, maxDelayMs: 100 } });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => expect.fail('expected a rejection'),
-    (error: unknown) => error,
-  );
 }
 
 beforeAll(async () => {

@@ -8,6 +8,7 @@ import { enqueueWindows } from '../src/export/enqueue.js';
 import { createLogger } from '../src/logger.js';
 import { openWarehouse, runQuery } from '../src/warehouse/index.js';
 import { testEnv } from './helpers/export-stack.js';
+import { until } from './helpers/wait.js';
 
 const children: ChildProcess[] = [];
 let emulator: RunningEmulator | undefined;
@@ -28,16 +29,6 @@ function startWorker(env: Record<string, string>): ChildProcess {
   });
   children.push(child);
   return child;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('crash recovery', () => {

@@ -10,6 +10,7 @@ import { startEmulator, type RunningEmulator } from '../src/emulator/index.js';
 import { batchStatus, PromptStore, submitBatch } from '../src/prompts/index.js';
 import { openWarehouse, runQuery } from '../src/warehouse/index.js';
 import { promptsOver, TEST_API_KEY } from './fixtures/prompts-stack.js';
+import { until } from './helpers/wait.js';
 
 const children: ChildProcess[] = [];
 let emulator: RunningEmulator | undefined;
@@ -36,16 +37,6 @@ function startWorker(env: Record<string, string>): ChildProcess {
   });
   children.push(child);
   return child;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 40_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('a prompt worker killed mid-batch', () => {
@@ -83,7 +74,7 @@ describe('a prompt worker killed mid-batch', () => {
       const fresh = sending.some((id) => !seen.has(id));
       seen = new Set(sending);
       return emulator!.messages.length >= 5 && fresh ? true : undefined;
-    });
+    }, 40_000, 20);
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));
     // What the dead worker left mid-send: it may or may not have reached the server.
@@ -94,7 +85,7 @@ describe('a prompt worker killed mid-batch', () => {
     await until('the batch to be final', async () => {
       const s = await batchStatus(redis!, env.MINTPIPE_QUEUE_PREFIX, batch.batchId);
       return s.done === s.total ? s : undefined;
-    });
+    }, 40_000, 20);
     second.kill('SIGTERM');
     await new Promise((resolve) => second.once('exit', resolve));
 
