@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, waitForRedis } from '../test/helpers/ports.js';
+import { freePort, waitForRedis } from '../test/support/ports.js';
 import { exportBench } from './export-bench.js';
 
 const only = process.argv[2];

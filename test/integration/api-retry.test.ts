@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  AuthError,
+  InvalidRequestError,
+  MintlifyClient,
+  NotFoundError,
+  RateLimitedError,
+  ServerError,
+  backoffDelayMs,
+  parseRetryAfterMs,
+  resolveRetryPolicy,
+  type ApiEvent,
+} from '../../src/api/index.js';
+import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer } from '../support/api-scripted-server.js';
+import { rejection } from '../support/wait.js';
+
+let server: ScriptedServer;
+let events: ApiEvent[];
+
+function clientWith(options: { attempts?: number; maxTotalMs?: number; timeoutMs?: number } = {}): MintlifyClient {
+  return new MintlifyClient({
+    baseUrl: server.url,
+    apiKey: API_KEY,
+    timeoutMs: options.timeoutMs ?? 300,
+    retry: { attempts: options.attempts ?? 6, baseDelayMs: 10, maxDelayMs: 50, maxTotalMs: options.maxTotalMs },
+    onEvent: (event) => events.push(event),
+  });
+}
+
+beforeAll(async () => {
+  server = await startScriptedServer();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.reset();
+  server.fallback = { status: 200, body: OK_PAGE };
+  events = [];
+});
+
+describe('reads retry transient failures', () => {
+  it('retries a GET through 500, 503, a reset, a cut body and a timeout, then returns the page', async () => {
+    server.script({ status: 500 }, { status: 503 }, { reset: 'after-body' }, { partial: 'reset' }, { hang: true });
+    const page = await clientWith().getVisitors('p', QUERY);
+    expect(page).toEqual(OK_PAGE);
+    expect(server.requests).toHaveLength(6);
+    expect(events.map((e) => `${e.outcome}:${e.reason ?? ''}:${e.status ?? ''}`)).toEqual([
+      'retry:server_error:500',
+      'retry:server_error:503',
+      'retry:network:',
+      'retry:network:',
+      'retry:timeout:',
+      'ok::200',
+    ]);
+    expect(events.map((e) => e.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(server.pending()).toBe(0);
+  });
+
+  it('retries getAgentJob the same way', async () => {
+    server.script({ status: 502 }, { reset: 'before-body' });
+    server.fallback = { status: 200, body: OK_JOB };
+    await expect(clientWith().getAgentJob('p', 'j')).resolves.toMatchObject({ id: 'job-1' });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('gives up after `attempts` with the last error, which knows how many attempts were made', async () => {
+    server.fallback = { status: 500, body: { error: 'still down' } };
+    const error = await rejection(clientWith({ attempts: 3 }).getVisitors('p', QUERY));
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ attempts: 3, status: 500 });
+    expect(server.requests).toHaveLength(3);
+    expect(events.map((e) => e.outcome)).toEqual(['retry', 'retry', 'error']);
+  });
+
+  it('honours Retry-After in seconds', async () => {
+    server.script({ status: 429, headers: { 'retry-after': '1' } });
+    await clientWith().getVisitors('p', QUERY);
+    const [first, second] = server.requests;
+    expect(second!.atMs - first!.atMs).toBeGreaterThanOrEqual(990);
+    expect(second!.atMs - first!.atMs).toBeLessThan(1_500);
+  });
+
+  it('honours Retry-After as an HTTP date', async () => {
+    // HTTP dates have whole seconds: aim 1.5 s ahead, the header says somewhere 0.5–1.5 s ahead.
+    const retryAt = new Date(Date.now() + 1_500);
+    server.script({ status: 429, headers: { 'retry-after': retryAt.toUTCString() } });
+    await clientWith().getVisitors('p', QUERY);
+    const second = server.requests[1]!;
+    expect(second.atMs).toBeGreaterThanOrEqual(Date.parse(retryAt.toUTCString()) - 5);
+    expect(second.atMs - server.requests[0]!.atMs).toBeGreaterThanOrEqual(400);
+  });
+
+  it('honours a 503 Retry-After as a minimum wait', async () => {
+    server.script({ status: 503, headers: { 'retry-after': '1' } });
+    await clientWith().getVisitors('p', QUERY);
+    expect(server.requests[1]!.atMs - server.requests[0]!.atMs).toBeGreaterThanOrEqual(990);
+  });
+
+  it('does not start a wait that would pass maxTotalMs: throws the 429 at once', async () => {
+    server.script({ status: 429, headers: { 'retry-after': '30' } });
+    const started = Date.now();
+    const error = await rejection(clientWith({ maxTotalMs: 5_000 }).getVisitors('p', QUERY));
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ retryAfterMs: 30_000, attempts: 1 });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('stops retrying when attempts and waits have used maxTotalMs', async () => {
+    server.fallback = { status: 200, body: OK_PAGE, delayMs: 5_000 };
+    const started = Date.now();
+    const error = await rejection(clientWith({ attempts: 10, timeoutMs: 150, maxTotalMs: 400 }).getVisitors('p', QUERY));
+    expect(error).toMatchObject({ name: 'TimeoutError' });
+    // 150 ms per attempt + < 50 ms waits: a third attempt would start past 400 ms only if allowed.
+    expect(server.requests.length).toBeGreaterThanOrEqual(2);
+    expect(server.requests.length).toBeLessThanOrEqual(3);
+    expect(Date.now() - started).toBeLessThan(800);
+  });
+});
+
+describe('reads never retry what waiting cannot fix', () => {
+  it('fails fast on 401 with exactly one request', async () => {
+    server.fallback = { status: 401, body: { error: 'bad key' } };
+    expect(await rejection(clientWith().getVisitors('p', QUERY))).toBeInstanceOf(AuthError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('does not retry 400, and keeps the server details', async () => {
+    server.fallback = { status: 400, body: { error: 'Invalid date', details: [{ message: 'dateFrom must be before dateTo' }] } };
+    const error = await rejection(clientWith().getVisitors('p', QUERY));
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect((error as Error).message).toContain('Invalid date (dateFrom must be before dateTo)');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('does not retry 403 or 404', async () => {
+    server.script({ status: 403 }, { status: 404 });
+    expect(await rejection(clientWith().getVisitors('p', QUERY))).toBeInstanceOf(AuthError);
+    expect(await rejection(clientWith().getAgentJob('p', 'j'))).toBeInstanceOf(NotFoundError);
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('policy helpers', () => {
+  it('parses Retry-After as seconds or an HTTP date, and ignores junk', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfterMs('3', now)).toBe(3_000);
+    expect(parseRetryAfterMs(' 0 ', now)).toBe(0);
+    expect(parseRetryAfterMs('1.5', now)).toBe(1_500);
+    expect(parseRetryAfterMs('Thu, 01 Jan 2026 00:00:42 GMT', now)).toBe(42_000);
+    expect(parseRetryAfterMs('Wed, 31 Dec 2025 23:00:00 GMT', now)).toBe(0);
+    for (const junk of [null, '', '-5', '1e3', 'soon']) expect(parseRetryAfterMs(junk, now)).toBeUndefined();
+  });
+
+  it('draws full-jitter backoff below min(maxDelayMs, base·2^n)', () => {
+    const policy = resolveRetryPolicy({ baseDelayMs: 100, maxDelayMs: 1_000 });
+    expect(backoffDelayMs(policy, 0, () => 0.999)).toBe(99);
+    expect(backoffDelayMs(policy, 3, () => 0.5)).toBe(400);
+    expect(backoffDelayMs(policy, 10, () => 0.999)).toBe(999);
+    expect(backoffDelayMs(policy, 10, () => 0)).toBe(0);
+  });
+
+  it('resolves defaults and refuses nonsense naming the field', () => {
+    expect(resolveRetryPolicy()).toEqual({ attempts: 6, baseDelayMs: 500, maxDelayMs: 30_000, maxTotalMs: 300_000 });
+    expect(resolveRetryPolicy({ attempts: 2 }, { attempts: undefined, baseDelayMs: 1 })).toMatchObject({ attempts: 2, baseDelayMs: 1 });
+    expect(() => resolveRetryPolicy({ attempts: 0 })).toThrow('retry.attempts must be an integer >= 1, got 0');
+    expect(() => resolveRetryPolicy({ maxTotalMs: -1 })).toThrow('retry.maxTotalMs');
+  });
+});

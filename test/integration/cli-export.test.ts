@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { testEnv } from '../support/export-stack.js';
+import { runCli } from '../support/run-cli.js';
+
+let emulator: RunningEmulator;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0 });
+  env = testEnv({ MINTLIFY_API_URL: emulator.url, LOG_LEVEL: 'warn' });
+});
+afterAll(async () => {
+  await emulator?.close();
+});
+
+describe('mintpipe export and query (CLI)', () => {
+  it('exports three days with --wait, then query shows their rows; --grain range adds the range as its own window', async () => {
+    const days = await runCli(['export', '--project', 'acme', '--from', '2026-10-01', '--to', '2026-10-04', '--grain', 'day', '--wait'], env);
+    expect(days.stderr).not.toMatch(/error/i);
+    expect(days.code).toBe(0);
+    const expectedDays = ['2026-10-01', '2026-10-02', '2026-10-03'].reduce(
+      (sum, d, i, all) => sum + emulator.control.window('acme', d, i + 1 < all.length ? all[i + 1]! : '2026-10-04').visitors.length,
+      0,
+    );
+    const count = await runCli(['query', 'SELECT count() AS n FROM visitors', '--format', 'json'], env);
+    expect(count.code).toBe(0);
+    expect(Number((JSON.parse(count.stdout) as Array<{ n: number }>)[0]!.n)).toBe(expectedDays);
+
+    const range = await runCli(['export', '--project', 'acme', '--from', '2026-10-01', '--to', '2026-10-04', '--grain', 'range', '--wait'], env);
+    expect(range.code).toBe(0);
+    const rangeRows = emulator.control.window('acme', '2026-10-01', '2026-10-04').visitors.length;
+    const after = await runCli(['query', "SELECT date_from, date_to, count() AS n FROM visitors GROUP BY date_from, date_to ORDER BY date_from, date_to", '--format', 'json'], env);
+    const windows = JSON.parse(after.stdout) as Array<{ date_from: string; date_to: string; n: number }>;
+    expect(windows.map((w) => `${w.date_from}..${w.date_to}`)).toEqual(['2026-10-01..2026-10-02', '2026-10-01..2026-10-04', '2026-10-02..2026-10-03', '2026-10-03..2026-10-04']);
+    expect(Number(windows[1]!.n)).toBe(rangeRows);
+  });
+
+  it('never prints the API key, even at debug level, and status reports the finished runs', async () => {
+    const result = await runCli(['export', '--project', 'keycheck', '--from', '2026-10-05', '--to', '2026-10-06', '--wait'], { ...env, LOG_LEVEL: 'debug' });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('"event"');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(env.MINTLIFY_API_KEY);
+    // Every line a window job logs carries its queue, job id, project and window.
+    const jobLines = result.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => ['api.attempt', 'batch_loaded', 'export_complete'].includes(String(l.event)));
+    expect(jobLines.map((l) => l.event)).toEqual(expect.arrayContaining(['api.attempt', 'export_complete']));
+    for (const line of jobLines) {
+      expect(line).toMatchObject({ queue: 'export', project: 'keycheck', window: '2026-10-05..2026-10-06' });
+      expect(line.jobId).toEqual(expect.any(String));
+    }
+    const status = await runCli(['status', '--format', 'json'], env);
+    expect(status.code).toBe(0);
+    const parsed = JSON.parse(status.stdout) as { queues: Array<{ name: string; counts: { completed: number } }>; lastRuns: Array<{ project: string; state: string }> };
+    expect(parsed.queues.find((q) => q.name === 'export')?.counts.completed).toBeGreaterThanOrEqual(1);
+    expect(parsed.lastRuns.find((r) => r.project === 'keycheck')?.state).toBe('completed');
+    expect(status.stdout).not.toContain(env.MINTLIFY_API_KEY);
+  });
+
+  const bad: Array<[string, string[], Record<string, string>, RegExp]> = [
+    ['an impossible date', ['export', '--project', 'p', '--from', '2026-02-30', '--to', '2026-03-02'], {}, /--from: 2026-02-30 is not a real calendar date/],
+    ['from not before to', ['export', '--project', 'p', '--from', '2026-10-04', '--to', '2026-10-01'], {}, /--to: .*must be after --from/],
+    ['an empty project', ['export', '--project', '', '--from', '2026-10-01', '--to', '2026-10-02'], {}, /--project: project id is empty/],
+    ['an unknown grain', ['export', '--project', 'p', '--from', '2026-10-01', '--to', '2026-10-02', '--grain', 'fortnight'], {}, /--grain: expected one of day, week, month, range/],
+    ['a key without the mint_ prefix', ['export', '--project', 'p', '--from', '2026-10-01', '--to', '2026-10-02'], { MINTLIFY_API_KEY: 'sk_live_abcdef' }, /MINTLIFY_API_KEY: must be a Mintlify admin key starting with "mint_"/],
+    ['a plain-http API URL that is not local', ['status'], { MINTLIFY_API_URL: 'http://api.example.com' }, /MINTLIFY_API_URL: must be https/],
+    ['an unknown LOG_LEVEL', ['status'], { LOG_LEVEL: 'loud' }, /LOG_LEVEL: expected one of/],
+    ['a bad rate', ['status'], { MINTPIPE_ANALYTICS_RATE: 'lots' }, /MINTPIPE_ANALYTICS_RATE: expected N\/DURATION/],
+    ['a writing query', ['query', 'DROP TABLE visitors'], {}, /query: only SELECT, SHOW, DESCRIBE, EXPLAIN or WITH/],
+    ['an unknown command', ['exprot'], {}, /unknown command/],
+  ];
+  for (const [what, args, extra, message] of bad) {
+    it(`refuses ${what} with exit code 2 and one line`, async () => {
+      const result = await runCli(args, { ...env, ...extra });
+      expect(result.code).toBe(2);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+      expect(result.stderr).not.toContain('sk_live_abcdef');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    });
+  }
+});

@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testEnv } from '../support/export-stack.js';
+import { runCli } from '../support/run-cli.js';
+
+const children: Array<ReturnType<typeof spawn>> = [];
+const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-cmd-'));
+const env = (extra: Record<string, string> = {}) => testEnv({ MINTPIPE_DATA_DIR: dataDir, ...extra });
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('mintpipe dashboard', () => {
+  it('refuses to bind 0.0.0.0 without MINTPIPE_DASHBOARD_TOKEN: exit 2, one line naming both settings', async () => {
+    const result = await runCli(['dashboard', '--host', '0.0.0.0', '--port', '0'], env());
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^mintpipe: MINTPIPE_DASHBOARD_HOST: .*MINTPIPE_DASHBOARD_TOKEN/);
+  });
+
+  it('refuses a port that is not a number with exit 2', async () => {
+    const result = await runCli(['dashboard', '--port', 'eighty'], env());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--port: expected a port/);
+  });
+
+  it('serves until SIGTERM, then closes cleanly with exit 0', async () => {
+    const child = spawn(process.execPath, ['bin/mintpipe.js', 'dashboard', '--port', '0'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env({ MINTPIPE_SHUTDOWN_GRACE: '5s' }) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no dashboard URL; stderr: ${stderr}`)), 30_000);
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        const match = /dashboard: (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+    });
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ redis: 'ok', warehouse: 'ok' });
+    expect((await fetch(`${url}/`)).status).toBe(200);
+
+    const stoppedAt = Date.now();
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(code).toBe(0);
+    expect(Date.now() - stoppedAt).toBeLessThan(5000);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testEnv } from '../support/export-stack.js';
+import { runCli } from '../support/run-cli.js';
+
+const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+afterAll(() => redis.disconnect());
+
+describe('mintpipe start lifecycle', () => {
+  it('serves health and metrics, then stops cleanly on SIGTERM within the grace period, keeping its schedule', async () => {
+    const env = testEnv({ MINTPIPE_DASHBOARD_PORT: '0', MINTPIPE_SHUTDOWN_GRACE: '5s', LOG_LEVEL: 'warn' });
+    delete (env as Record<string, string | undefined>).MINTLIFY_API_KEY; // demo mode: the built-in emulator
+    const child = spawn(process.execPath, ['bin/mintpipe.js', 'start'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, MINTLIFY_API_KEY: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!stdout.includes('running (Ctrl-C to stop)')) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`start did not come up: ${stdout}\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(stdout.split('\n')[0]).toMatch(/no MINTLIFY_API_KEY set — running against the built-in emulator/);
+      const url = /dashboard: (http:\/\/\S+)/.exec(stdout)?.[1];
+      expect(url).toBeDefined();
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      // Let the demo windows run so the pipeline metrics have something to count.
+      const queue = new Queue('export', { connection: redis, prefix: env.MINTPIPE_QUEUE_PREFIX });
+      for (let i = 0; i < 600 && ((await queue.getJobCounts('completed')).completed ?? 0) < 7; i++) await new Promise((r) => setTimeout(r, 100));
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toMatch(/mintpipe_rows_loaded_total\{project="demo-docs"\} \d+/);
+      expect(metrics).toMatch(/bullmq|queue/i);
+
+      const stopAt = Date.now();
+      child.kill('SIGTERM');
+      const code = await exited;
+      expect(code).toBe(0);
+      expect(Date.now() - stopAt).toBeLessThan(5000 + 3000);
+      const schedulers = await queue.getJobSchedulers();
+      expect(schedulers.map((s) => s.key)).toContain('nightly-export');
+      await queue.close();
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('runs a worker with its own /metrics that stops cleanly on SIGTERM', async () => {
+    const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: 'http://127.0.0.1:9' });
+    const child = spawn(process.execPath, ['bin/mintpipe.js', 'worker', '--queues', 'export', '--metrics-port', '0'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/metrics: (http:\/\/\S+)\/metrics/.test(stderr)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker did not come up: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const url = /metrics: (http:\/\/\S+)\/metrics/.exec(stderr)![1];
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toContain('mintpipe_api_request_duration_seconds');
+      expect(metrics).not.toContain('mint_test_secret');
+      const queue = new Queue('export', { connection: redis, prefix: env.MINTPIPE_QUEUE_PREFIX });
+      expect(await queue.getWorkersCount()).toBe(1);
+      await queue.close();
+      // The worker holds the embedded warehouse; `query` from another process goes through it.
+      const query = await runCli(['query', 'SELECT count() AS runs FROM export_runs', '--format', 'json'], env);
+      expect(query.stderr).toBe('');
+      expect(query.code).toBe(0);
+      expect(JSON.parse(query.stdout)).toEqual([{ runs: 0 }]);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 90_000);
+});

@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isSeededArchived, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { runCli, type CliResult } from '../support/run-cli.js';
+import { TEST_API_KEY } from '../support/prompts-stack.js';
+
+const SEED = 42;
+let emulator: RunningEmulator;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, seed: SEED, agentTimeMs: 100 });
+  dir = mkdtempSync(join(tmpdir(), 'mintpipe-prompts-cli-'));
+  env = {
+    REDIS_URL: process.env.REDIS_URL!,
+    MINTLIFY_API_URL: emulator.url,
+    MINTLIFY_API_KEY: TEST_API_KEY,
+    MINTPIPE_QUEUE_PREFIX: `tcli${randomBytes(4).toString('hex')}`,
+    MINTPIPE_DATA_DIR: join(dir, 'data'),
+    MINTPIPE_MESSAGE_RATE: 'off',
+    MINTPIPE_POLL_INITIAL: '30ms',
+    MINTPIPE_POLL_MAX: '200ms',
+    LOG_LEVEL: 'warn',
+  };
+});
+
+afterAll(async () => {
+  await emulator?.close();
+});
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function liveJob(project: string, from = 1): string {
+  for (let n = from; ; n++) if (!isSeededArchived(SEED, project, `job-${n}`)) return `job-${n}`;
+}
+
+function noKey(result: CliResult): void {
+  expect(result.stdout + result.stderr).not.toContain(TEST_API_KEY);
+}
+
+describe('mintpipe prompts', () => {
+  it('send --wait --format json exits 0 when every prompt was delivered, and the warehouse agrees', async () => {
+    const jobA = liveJob('cli');
+    const jobB = liveJob('cli', Number(jobA.slice(4)) + 1);
+    const path = file('good.jsonl', [jobA, jobA, jobB].map((jobId, i) => JSON.stringify({ projectId: 'cli', jobId, prompt: `cli prompt ${i}` })).join('\n') + '\n');
+    const sent = await runCli(['prompts', 'send', path, '--wait', '--format', 'json'], env);
+    noKey(sent);
+    expect(sent.code, sent.stderr).toBe(0);
+    const summary = JSON.parse(sent.stdout) as { batchId: string; total: number; byStatus: Record<string, number>; prompts: Array<{ status: string }> };
+    expect(summary.total).toBe(3);
+    expect(summary.byStatus.completed! + summary.byStatus.failed!).toBe(3);
+    expect(summary.prompts).toHaveLength(3);
+
+    const query = await runCli(['query', 'SELECT status, count() AS n FROM prompt_outcomes GROUP BY status ORDER BY status', '--format', 'json'], env);
+    expect(query.code, query.stderr).toBe(0);
+    const counts = Object.fromEntries((JSON.parse(query.stdout) as Array<{ status: string; n: number }>).map((r) => [r.status, Number(r.n)]));
+    expect(counts).toEqual(Object.fromEntries(Object.entries(summary.byStatus).filter(([, n]) => n > 0)));
+
+    const again = await runCli(['prompts', 'send', path], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`batch ${summary.batchId}: 3 prompt\\(s\\), 0 new, 3 already submitted — nothing new enqueued`));
+
+    const status = await runCli(['prompts', 'status', summary.batchId, '--format', 'json'], env);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ batchId: summary.batchId, total: 3, done: 3, byStatus: summary.byStatus });
+  });
+
+  it('parses CSV with quoted commas, quotes and newlines, reports bad lines as FILE:LINE and sends the good ones (exit 2)', async () => {
+    const job = liveJob('csv');
+    const path = file(
+      'prompts.csv',
+      [
+        'projectId,jobId,prompt',
+        `csv,${job},"Fix the intro, then ""polish"" it"`,
+        `csv,,missing job id`,
+        `csv,${job},"Line one`,
+        `line two, with a comma"`,
+        '',
+      ].join('\n'),
+    );
+    const result = await runCli(['prompts', 'send', path, '--wait', '--format', 'json'], env);
+    noKey(result);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${path}:3: jobId: empty`);
+    const summary = JSON.parse(result.stdout) as { total: number; badLines: Array<{ line: number }> };
+    expect(summary.total).toBe(2);
+    expect(summary.badLines).toEqual([{ line: 3, reason: 'jobId: empty' }]);
+    expect(emulator.messages.filter((m) => m.projectId === 'csv').map((m) => m.prompt)).toEqual([
+      'Fix the intro, then "polish" it',
+      'Line one\nline two, with a comma',
+    ]);
+  });
+
+  it('send --wait exits 1 when a prompt ended ambiguous', async () => {
+    emulator.control.script('message', [{ kind: 'status', status: 502, when: 'after' }]);
+    const path = file('ambiguous.jsonl', `${JSON.stringify({ projectId: 'amb', jobId: liveJob('amb'), prompt: 'maybe' })}\n`);
+    const result = await runCli(['prompts', 'send', path, '--wait'], env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/ambiguous\s+1/);
+    expect(result.stdout).toMatch(/not completed \(1\):/);
+  });
+
+  it('refuses a missing file, an unknown batch and a resend without --ambiguous with one line and exit 2', async () => {
+    const missing = await runCli(['prompts', 'send', join(dir, 'nope.jsonl')], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe(`mintpipe: ${join(dir, 'nope.jsonl')}: cannot read the prompt file (no such file)`);
+    const unknown = await runCli(['prompts', 'status', '0123456789abcdef'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/batch 0123456789abcdef: not found/);
+    const resend = await runCli(['prompts', 'resend', '0123456789abcdef'], env);
+    expect(resend.code).toBe(2);
+    expect(resend.stderr).toMatch(/--ambiguous is required/);
+  });
+});

@@ -1,0 +1,137 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { batchJobId, createPromptContext, promptJobId, runPromptStep, startBatch, type StepOutcome } from '../../src/prompts/index.js';
+import { QUEUE_NAMES } from '../../src/queue/queues.js';
+import { openPromptStack, promptsOver, type PromptStack } from '../support/prompts-stack.js';
+
+const stacks: PromptStack[] = [];
+afterAll(async () => {
+  for (const stack of stacks) await stack.close();
+});
+
+async function open(...args: Parameters<typeof openPromptStack>): Promise<PromptStack> {
+  const stack = await openPromptStack(...args);
+  stacks.push(stack);
+  return stack;
+}
+
+describe('a prompt whose send was interrupted', () => {
+  it('is never posted again when its job starts and finds it sending: it becomes ambiguous and is observed', async () => {
+    const stack = await open({ workers: false });
+    const ctx = createPromptContext({
+      client: stack.runtime.client(),
+      warehouse: stack.warehouse,
+      redis: stack.runtime.redis,
+      queue: stack.runtime.queue(QUEUE_NAMES.prompts),
+      config: stack.config,
+      logger: createLogger({ level: 'silent', pretty: false }),
+    });
+    const batch = await stack.submit([{ projectId: 'crash', jobId: 'job-2', prompt: 'was it sent?' }]);
+    await startBatch(ctx, { batchId: batch.batchId });
+    const promptId = batch.promptIds[0]!;
+    // As a worker that died right after claiming the send (before the POST) would have left it.
+    const job = stack.emulator.control.getJob('crash', 'job-2')!;
+    const claimed = await stack.store.transition(promptId, batch.batchId, {
+      attempt: 0,
+      from: ['queued'],
+      to: 'sending',
+      set: { sentAt: Date.now(), before: JSON.stringify({ status: job.status, prLink: job.prLink }) },
+    });
+    expect(claimed.ok).toBe(true);
+
+    let outcome: StepOutcome = await runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+    expect(outcome.kind).toBe('wait');
+    expect((await stack.store.read(promptId))!.status).toBe('ambiguous');
+    for (let steps = 0; outcome.kind === 'wait' && steps < 50; steps++) {
+      await new Promise((r) => setTimeout(r, outcome.kind === 'wait' ? outcome.delayMs : 0));
+      outcome = await runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+    }
+    expect(outcome).toEqual({ kind: 'finished', status: 'ambiguous' });
+    const record = (await stack.store.read(promptId))!;
+    expect(record.error).toMatch(/stopped while sending.*not resent.*no sign the message was processed/);
+    expect(record.polls).toBeGreaterThanOrEqual(3);
+    expect(stack.emulator.messages).toHaveLength(0);
+    const rows = await stack.outcomes(batch.batchId);
+    expect(rows).toMatchObject([{ status: 'ambiguous', polls: record.polls }]);
+  });
+});
+
+describe('a lane whose head job was lost', () => {
+  it('moves again when the unfinished batch is submitted again', async () => {
+    const stack = await open({ workers: false });
+    const ctx = createPromptContext({
+      client: stack.runtime.client(),
+      warehouse: stack.warehouse,
+      redis: stack.runtime.redis,
+      queue: stack.runtime.queue(QUEUE_NAMES.prompts),
+      config: stack.config,
+      logger: createLogger({ level: 'silent', pretty: false }),
+    });
+    const queue = stack.runtime.queue(QUEUE_NAMES.prompts);
+    const prompts = [
+      { projectId: 'lost', jobId: 'job-3', prompt: 'head' },
+      { projectId: 'lost', jobId: 'job-3', prompt: 'behind it' },
+    ];
+    const batch = await stack.submit(prompts);
+    await startBatch(ctx, { batchId: batch.batchId });
+    const headJob = promptJobId(batch.promptIds[0]!, 0);
+    expect(await queue.getJob(promptJobId(batch.promptIds[1]!, 0))).toBeUndefined();
+    await queue.remove(headJob);
+
+    const again = await stack.submit(prompts);
+    expect(again).toMatchObject({ batchId: batch.batchId, added: 0 });
+    const batchJobs = (await queue.getJobs(['waiting'])).filter((j) => j.name === 'batch').map((j) => j.id);
+    expect(batchJobs).toContain(batchJobId(batch.batchId, 1));
+    await startBatch(ctx, { batchId: batch.batchId });
+    expect(await queue.getJob(headJob)).toBeDefined();
+  });
+});
+
+describe('deadlines', () => {
+  it('ends a sent prompt timed_out when its agent job is still active at the deadline', async () => {
+    const stack = await open({ emulator: { agentTimeMs: 5000 }, env: { MINTPIPE_PROMPT_DEADLINE: '300ms' } });
+    const batch = await stack.submit([{ projectId: 'slow', jobId: 'job-1', prompt: 'take your time' }]);
+    const [p] = (await stack.finish(batch.batchId)).prompts!;
+    expect(p!.status).toBe('timed_out');
+    expect(p!.error).toMatch(/no outcome within the deadline \(300 ms after the send\): last seen active/);
+    expect(Date.parse(p!.finishedAt!) - Date.parse(p!.sentAt!)).toBeGreaterThanOrEqual(300);
+    expect(stack.emulator.messages.map((m) => m.prompt)).toEqual(['take your time']);
+  });
+
+  it('ends a prompt timed_out without sending it when its agent job stays active past the deadline', async () => {
+    const stack = await open({ emulator: { agentTimeMs: 5000 }, env: { MINTPIPE_PROMPT_DEADLINE: '300ms' } });
+    stack.emulator.control.setJob('busy', 'job-1', { status: 'active' });
+    const batch = await stack.submit([{ projectId: 'busy', jobId: 'job-1', prompt: 'never mind' }]);
+    const [p] = (await stack.finish(batch.batchId)).prompts!;
+    expect(p).toMatchObject({ status: 'timed_out', sentAt: null });
+    expect(p!.error).toMatch(/not sent: the agent job stayed active/);
+    expect(stack.emulator.messages).toHaveLength(0);
+  });
+});
+
+describe('limits and refusals', () => {
+  it('keeps sends within the per-project message budget, waiting rather than failing', async () => {
+    const stack = await open({ env: { MINTPIPE_MESSAGE_RATE: '2/1s' } });
+    const prompts = promptsOver('budget', 6, 1, 1);
+    const batch = await stack.submit(prompts);
+    const status = await stack.finish(batch.batchId);
+    expect(status.byStatus.completed + status.byStatus.failed).toBe(6);
+    const times = stack.emulator.messages.map((m) => m.receivedAt).sort((a, b) => a - b);
+    expect(times).toHaveLength(6);
+    // At most 2 in any 1 s span: the third-next message is at least a window later.
+    for (let i = 2; i < times.length; i++) expect(times[i]! - times[i - 2]!).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('ends prompts rejected when the API key is refused, and still moves on to the next prompt of the lane', async () => {
+    const stack = await open({ emulator: { apiKey: 'mint_some_other_key' } });
+    const batch = await stack.submit([
+      { projectId: 'auth', jobId: 'job-1', prompt: 'first' },
+      { projectId: 'auth', jobId: 'job-1', prompt: 'second' },
+    ]);
+    const status = await stack.finish(batch.batchId);
+    expect(status.prompts!.map((p) => p.status)).toEqual(['rejected', 'rejected']);
+    expect(status.prompts![0]!.error).toMatch(/AuthError/);
+    expect(JSON.stringify(status)).not.toContain(stack.env.MINTLIFY_API_KEY);
+    expect(stack.emulator.messages).toHaveLength(0);
+  });
+});

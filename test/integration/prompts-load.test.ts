@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isSeededArchived } from '../../src/emulator/index.js';
+import { waitForBatch } from '../../src/prompts/index.js';
+import { openPromptStack, promptsOver, type PromptStack } from '../support/prompts-stack.js';
+
+const SEED = 11;
+let stack: PromptStack;
+
+beforeAll(async () => {
+  stack = await openPromptStack({
+    emulator: { seed: SEED, agentTimeMs: 200, jobsPerProject: 1000 },
+    env: { MINTPIPE_PROMPT_CONCURRENCY: '4', MINTPIPE_POLL_INITIAL: '300ms', MINTPIPE_POLL_MAX: '1s' },
+  });
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('a thousand prompts on one worker with concurrency 4', () => {
+  it('all finish: waiting prompts are delayed jobs that hold no worker slot', async () => {
+    const prompts = promptsOver('load', 1000, 1);
+    const startedAt = Date.now();
+    const batch = await stack.submit(prompts);
+    let mostPolling = 0;
+    const status = await waitForBatch(stack.runtime.redis, stack.config.queuePrefix, batch.batchId, {
+      intervalMs: 100,
+      signal: AbortSignal.timeout(50_000),
+      onProgress: (s) => {
+        mostPolling = Math.max(mostPolling, s.byStatus.polling);
+      },
+    });
+    const elapsedMs = Date.now() - startedAt;
+
+    const archived = prompts.filter((p) => isSeededArchived(SEED, p.projectId, p.jobId)).length;
+    expect(status.done).toBe(1000);
+    expect(status.byStatus.rejected).toBe(archived);
+    expect(status.byStatus.completed + status.byStatus.failed).toBe(1000 - archived);
+    expect(stack.emulator.messages).toHaveLength(1000 - archived);
+    // Far more prompts were waiting on their agent jobs at once than there are worker slots.
+    expect(mostPolling).toBeGreaterThan(100);
+    const rows = await stack.outcomes(batch.batchId);
+    expect(rows.filter((r) => r.finished_at !== null)).toHaveLength(1000);
+    console.log(`1000 prompts in ${elapsedMs} ms; at most ${mostPolling} polling at once`);
+  });
+});

@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { Queue, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPlanNightlyProcessor, PLAN_NIGHTLY_JOB } from '../../jobs/plan-nightly.js';
+import type { ExportJobData } from '../../src/export/enqueue.js';
+import { createLogger } from '../../src/logger.js';
+import { listSchedules, nightlySchedule, upsertSchedule } from '../../src/queue/schedules.js';
+
+const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+const queue = new Queue('export', { connection: redis, prefix: `t${randomBytes(4).toString('hex')}` });
+afterAll(async () => {
+  await queue.obliterate({ force: true });
+  await queue.close();
+  redis.disconnect();
+});
+
+describe('nightly scheduler', () => {
+  it('installs one nightly schedule per id, idempotently, with its cron and time zone', async () => {
+    await upsertSchedule(queue, nightlySchedule('0 2 * * *', 'UTC'));
+    await upsertSchedule(queue, nightlySchedule('30 3 * * *', 'Europe/Paris'));
+    const schedules = await listSchedules(queue);
+    expect(schedules).toHaveLength(1);
+    expect(schedules[0]).toMatchObject({ id: 'nightly-export', pattern: '30 3 * * *', tz: 'Europe/Paris' });
+    expect(schedules[0]!.next).toBeGreaterThan(Date.now());
+  });
+
+  it('enqueues yesterday and the re-export days for each project at the scheduled clock, nightly first', async () => {
+    const plan = createPlanNightlyProcessor({
+      queue,
+      settings: { projects: ['docs', 'api'], reexportDays: 2, weekly: false, monthly: false, timezone: 'UTC' },
+      logger: createLogger({ level: 'silent' }),
+    });
+    const job = { data: { runAt: '2026-11-19T02:00:00Z' }, queueName: 'export', id: 'x', timestamp: Date.now(), opts: {} } as unknown as Job;
+    await plan(job);
+    const jobs = await queue.getJobs(['prioritized', 'waiting']);
+    const windows = jobs
+      .filter((j) => j.name !== PLAN_NIGHTLY_JOB)
+      .map((j) => {
+        const d = j.data as ExportJobData;
+        return `${d.projectId} ${d.dateFrom}..${d.dateTo} ${d.kind} p${j.opts.priority}`;
+      })
+      .sort();
+    expect(windows).toEqual([
+      'api 2026-11-16..2026-11-17 reexport p5',
+      'api 2026-11-17..2026-11-18 reexport p5',
+      'api 2026-11-18..2026-11-19 nightly p1',
+      'docs 2026-11-16..2026-11-17 reexport p5',
+      'docs 2026-11-17..2026-11-18 reexport p5',
+      'docs 2026-11-18..2026-11-19 nightly p1',
+    ]);
+    // Running the same night again while those windows are in flight adds nothing.
+    await plan(job);
+    expect((await queue.getJobs(['prioritized', 'waiting'])).length).toBe(jobs.length);
+  });
+});

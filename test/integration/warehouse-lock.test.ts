@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { MintpipeError } from '../../src/errors.js';
+import { openWarehouse, WarehouseLockedError, WarehouseProcessBoundError, type Warehouse } from '../../src/warehouse/index.js';
+
+// This process opens only this directory; the child processes hold it in turn.
+const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-lock-'));
+const enginePath = join(dataDir, 'clickhouse');
+const children: ChildProcess[] = [];
+const opened: Warehouse[] = [];
+
+afterEach(async () => {
+  for (const wh of opened.splice(0)) await wh.close();
+});
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Starts a process that holds the directory; resolves once it does. */
+async function holder(mode: 'warehouse' | 'engine'): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/warehouse-holder.ts', dataDir, mode], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('ready')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`holder exited early with ${code}: ${out}`)));
+  });
+  return child;
+}
+
+/** Lets the holder close the engine and exit cleanly. */
+async function release(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.stdin!.end();
+  await exited;
+}
+
+async function open(): Promise<Warehouse> {
+  const wh = await openWarehouse({ database: 'mintpipe_lock_test', dataDir });
+  opened.push(wh);
+  return wh;
+}
+
+describe('embedded warehouse lock', () => {
+  it('refuses with a one-line error naming the pid when another mintpipe process holds the directory', async () => {
+    const child = await holder('warehouse');
+    expect(readFileSync(join(enginePath, 'mintpipe.pid'), 'utf8').trim()).toBe(String(child.pid));
+    const opening = openWarehouse({ database: 'mintpipe_lock_test', dataDir });
+    await expect(opening).rejects.toBeInstanceOf(WarehouseLockedError);
+    await expect(opening).rejects.toBeInstanceOf(MintpipeError);
+    await expect(opening).rejects.toThrow(
+      `the embedded warehouse at ${enginePath} is in use by another mintpipe process (pid ${child.pid}); stop it or set CLICKHOUSE_URL`,
+    );
+    await release(child);
+    expect(existsSync(join(enginePath, 'mintpipe.pid'))).toBe(false);
+  });
+
+  it('names the holder from the engine when a process holds the directory without a pid file', async () => {
+    const child = await holder('engine');
+    expect(existsSync(join(enginePath, 'mintpipe.pid'))).toBe(false);
+    const error = await openWarehouse({ database: 'mintpipe_lock_test', dataDir }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(WarehouseLockedError);
+    expect((error as WarehouseLockedError).holderPid).toBe(child.pid);
+    await release(child);
+  });
+
+  it('opens after the holder was killed, its pid file and engine status file left behind', async () => {
+    const child = await holder('warehouse');
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    expect(existsSync(join(enginePath, 'mintpipe.pid'))).toBe(true);
+    const wh = await open();
+    expect(wh.location).toBe(enginePath);
+  });
+
+  it('opens once the holder is gone, ignoring a pid file the engine no longer backs', async () => {
+    // A pid file naming a live process (our parent) but no engine lock behind it: stale.
+    writeFileSync(join(enginePath, 'mintpipe.pid'), `${process.ppid}\n`);
+    const wh = await open();
+    expect(wh.engine).toBe('embedded');
+    expect(readFileSync(join(enginePath, 'mintpipe.pid'), 'utf8').trim()).toBe(String(process.pid));
+  });
+
+  it('lets one process open the same directory twice, keeping its pid file until the last close', async () => {
+    const first = await open();
+    const second = await open();
+    await first.close();
+    expect(existsSync(join(enginePath, 'mintpipe.pid'))).toBe(true);
+    const [row] = await (await second.client.query({ query: 'SELECT 1 AS one', format: 'JSONEachRow' })).json<{ one: number }>();
+    expect(row?.one).toBe(1);
+    await second.close();
+    expect(existsSync(join(enginePath, 'mintpipe.pid'))).toBe(false);
+  });
+
+  it('refuses a second directory in a process that has one open, or is opening one', async () => {
+    const otherDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-lock-other-'));
+    try {
+      const first = open();
+      const concurrent = openWarehouse({ database: 'mintpipe_lock_test', dataDir: otherDir });
+      await expect(concurrent).rejects.toBeInstanceOf(WarehouseProcessBoundError);
+      await first;
+      const opening = openWarehouse({ database: 'mintpipe_lock_test', dataDir: otherDir });
+      await expect(opening).rejects.toBeInstanceOf(WarehouseProcessBoundError);
+      await expect(opening).rejects.toThrow(`this process already has the one at ${enginePath} open`);
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+});

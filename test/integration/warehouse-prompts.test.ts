@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertPromptEvent, insertPromptEvents, openWarehouse, promptOutcomes, runQuery, type PromptEvent, type Warehouse } from '../../src/warehouse/index.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-prompts-'));
+let wh: Warehouse;
+
+beforeAll(async () => {
+  wh = await openWarehouse({ database: 'mintpipe_prompts_test', dataDir });
+});
+
+afterAll(async () => {
+  await wh?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function promptOf(batchId: string, promptId: string) {
+  return { batchId, promptId, projectId: 'proj', jobId: `job-${promptId}` };
+}
+
+describe('prompt outcomes', () => {
+  it('shows one row per prompt with its highest version, whatever the insert order', async () => {
+    const batchId = `b-${randomUUID()}`;
+    const sentAt = new Date('2024-05-01T10:00:00.123Z');
+    const finishedAt = new Date('2024-05-01T10:05:00.456Z');
+    await insertPromptEvents(wh, [
+      { ...promptOf(batchId, 'p1'), status: 'queued', version: 1 },
+      { ...promptOf(batchId, 'p2'), status: 'queued', version: 1 },
+    ]);
+    // Version 3 arrives before version 2: the highest version wins, not the latest insert.
+    await insertPromptEvent(wh, { ...promptOf(batchId, 'p1'), status: 'completed', version: 3, sentAt, finishedAt, polls: 4, prLink: 'https://github.com/o/r/pull/1' });
+    await insertPromptEvent(wh, { ...promptOf(batchId, 'p1'), status: 'polling', version: 2, sentAt, polls: 2 });
+    await insertPromptEvent(wh, { ...promptOf(batchId, 'p2'), status: 'sending', version: 2 });
+
+    expect(await promptOutcomes(wh, batchId)).toEqual([
+      { ...promptOf(batchId, 'p1'), status: 'completed', prLink: 'https://github.com/o/r/pull/1', sentAt, finishedAt, polls: 4, error: null },
+      { ...promptOf(batchId, 'p2'), status: 'sending', prLink: null, sentAt: null, finishedAt: null, polls: 0, error: null },
+    ]);
+  });
+
+  it('takes NULLs of the latest state as they are, not older non-null values', async () => {
+    const batchId = `b-${randomUUID()}`;
+    const first: PromptEvent = { ...promptOf(batchId, 'p'), status: 'ambiguous', version: 1, error: 'timeout after send', prLink: 'https://x/pr/1' };
+    await insertPromptEvent(wh, first);
+    await insertPromptEvent(wh, { ...promptOf(batchId, 'p'), status: 'queued', version: 2, error: null, prLink: null });
+    const [outcome] = await promptOutcomes(wh, batchId);
+    expect(outcome).toMatchObject({ status: 'queued', error: null, prLink: null });
+  });
+
+  it('keeps batches apart and answers the public view by batch', async () => {
+    const a = `b-${randomUUID()}`;
+    const b = `b-${randomUUID()}`;
+    await insertPromptEvent(wh, { ...promptOf(a, 'same-id'), status: 'rejected', version: 1, error: 'job not found' });
+    await insertPromptEvent(wh, { ...promptOf(b, 'same-id'), status: 'failed', version: 1 });
+    expect((await promptOutcomes(wh, a)).map((o) => [o.promptId, o.status, o.error])).toEqual([['same-id', 'rejected', 'job not found']]);
+    const viaView = await runQuery(wh, `SELECT prompt_id, status, polls FROM prompt_outcomes WHERE batch_id = '${b}'`);
+    expect(viaView.rows).toEqual([{ prompt_id: 'same-id', status: 'failed', polls: 0 }]);
+  });
+
+  it('returns nothing for an unknown batch', async () => {
+    expect(await promptOutcomes(wh, `b-${randomUUID()}`)).toEqual([]);
+  });
+});

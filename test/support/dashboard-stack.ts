@@ -1,0 +1,230 @@
+/**
+ * A stack for dashboard and metrics tests: the test Redis (REDIS_URL from the global setup) with
+ * queues under a random prefix, and an embedded warehouse in a temp dir, seeded through the
+ * warehouse's own store functions the way an export and a prompt batch would write it.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { addDays, dayInTimeZone } from '../../src/export/dates.js';
+import type { OpsSource } from '../../src/ops/ops-source.js';
+import { ALL_QUEUES, openQueue, type QueueName } from '../../src/queue/queues.js';
+import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import {
+  completeRun,
+  insertPromptEvents,
+  insertVisitorBatch,
+  openWarehouse,
+  recordRunEvent,
+  type PromptEvent,
+  type VisitorRow,
+  type Warehouse,
+} from '../../src/warehouse/index.js';
+
+export interface DashboardStack {
+  source: OpsSource;
+  dataDir: string;
+  warehouse: Warehouse;
+  redis: Redis;
+  prefix: string;
+  queue(name: QueueName): Queue;
+  close(): Promise<void>;
+}
+
+export interface DashboardStackOptions {
+  /**
+   * Embedded warehouse directory. A process can hold one directory only, so a second stack in the
+   * same test file passes the first one's `dataDir` with another `database`. @default a new temp dir
+   */
+  dataDir?: string;
+  /** @default mintpipe */
+  database?: string;
+}
+
+export async function openDashboardStack(options: DashboardStackOptions = {}): Promise<DashboardStack> {
+  const redisUrl = process.env.REDIS_URL;
+  if (!redisUrl) throw new Error('REDIS_URL is not set (test/support/global-redis.ts sets it)');
+  const ownsDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-'));
+  const prefix = `mpdash-${randomUUID().slice(0, 8)}`;
+  const redis = createRedisConnection(redisUrl, 'mintpipe-dashboard-test');
+  const warehouse = await openWarehouse({ database: options.database ?? 'mintpipe', dataDir });
+  const queues = new Map<QueueName, Queue>();
+  const queue = (name: QueueName) => {
+    let q = queues.get(name);
+    if (!q) {
+      q = openQueue(name, redis, prefix);
+      queues.set(name, q);
+    }
+    return q;
+  };
+  return {
+    source: { queue, redis, warehouse: async () => warehouse },
+    dataDir,
+    warehouse,
+    redis,
+    prefix,
+    queue,
+    async close() {
+      for (const name of ALL_QUEUES) await queue(name).obliterate({ force: true }).catch(() => undefined);
+      await Promise.all([...queues.values()].map((q) => q.close()));
+      await warehouse.close();
+      await redis.quit().catch(() => redis.disconnect());
+      if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const PATHS = [
+  '/quickstart',
+  '/introduction',
+  '/api-reference/authentication',
+  '/api-reference/endpoint/create-project',
+  '/guides/deploy-with-github',
+  '/guides/custom-domains',
+  '/components/code-blocks',
+  '/settings/navigation',
+  '/changelog',
+  '/integrations/analytics',
+];
+
+/** Deterministic pseudo-random numbers, so screenshots and assertions are stable. */
+function seeded(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1_103_515_245 + 12_345) % 2 ** 31;
+    return s / 2 ** 31;
+  };
+}
+
+export interface SeedResult {
+  projectId: string;
+  /** Days with a complete 1-day export, oldest first. */
+  days: string[];
+  /** Totals per day. */
+  totals: Map<string, { human: number; ai: number; total: number }>;
+  /** The week window exported as one window. */
+  week: { dateFrom: string; dateTo: string; top: VisitorRow };
+  /** Days in the range left without an export (gaps in the chart). */
+  missing: string[];
+  batchId: string;
+  prLinks: string[];
+}
+
+interface RunSpec {
+  projectId: string;
+  dateFrom: string;
+  dateTo: string;
+  rows: VisitorRow[];
+  startedAt: Date;
+  durationMs: number;
+}
+
+async function exportCompleteRun(wh: Warehouse, spec: RunSpec): Promise<{ human: number; ai: number; total: number }> {
+  const runId = `run-${randomUUID()}`;
+  const window = { projectId: spec.projectId, dateFrom: spec.dateFrom, dateTo: spec.dateTo, kind: 'nightly' as const };
+  await recordRunEvent(wh, { ...window, runId, status: 'running', startedAt: spec.startedAt, eventAt: spec.startedAt });
+  await insertVisitorBatch(wh, { ...window, runId, batchOffset: 0, batchEnd: 250, rows: spec.rows });
+  // Site uniques: at least the busiest page, less than the sum (visitors read several pages).
+  const sum = (key: 'human' | 'ai') => spec.rows.reduce((n, r) => n + r[key], 0);
+  const human = Math.round(sum('human') * 0.62);
+  const ai = Math.round(sum('ai') * 0.7);
+  const totals = { human, ai, total: Math.round(human + ai * 0.85) };
+  await completeRun(wh, {
+    ...window,
+    runId,
+    startedAt: spec.startedAt,
+    eventAt: new Date(spec.startedAt.getTime() + spec.durationMs),
+    totals,
+    pages: 1,
+    rows: spec.rows.length,
+    requests: 1,
+  });
+  return totals;
+}
+
+function pageRows(random: () => number, scale: number): VisitorRow[] {
+  return PATHS.map((path, i) => {
+    const weight = 1 / (i + 1.3);
+    const human = Math.round(scale * weight * (0.8 + random() * 0.4));
+    const ai = Math.round(human * (0.15 + random() * 0.35));
+    return { path, human, ai, total: human + Math.round(ai * 0.8) };
+  });
+}
+
+/**
+ * Seeds `dayCount` days of a project up to yesterday (UTC), leaving two days out as gaps, plus a
+ * week window, a failed and a running run, and a prompt batch with every kind of outcome.
+ */
+export async function seedDashboardData(wh: Warehouse, options: { projectId?: string; dayCount?: number } = {}): Promise<SeedResult> {
+  const projectId = options.projectId ?? 'acme-docs';
+  const dayCount = options.dayCount ?? 21;
+  const random = seeded(42);
+  const today = dayInTimeZone(new Date(), 'UTC');
+  const first = addDays(today, -dayCount);
+  const missing = [addDays(today, -9), addDays(today, -10)];
+  const days: string[] = [];
+  const totals = new Map<string, { human: number; ai: number; total: number }>();
+  for (let day = first; day < today; day = addDays(day, 1)) {
+    if (missing.includes(day)) continue;
+    const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
+    const weekend = weekday === 0 || weekday === 6;
+    const trend = 1 + (days.length / dayCount) * 0.35;
+    const rows = pageRows(random, (weekend ? 420 : 1000) * trend);
+    const startedAt = new Date(Date.parse(`${addDays(day, 1)}T02:00:00Z`));
+    totals.set(day, await exportCompleteRun(wh, { projectId, dateFrom: day, dateTo: addDays(day, 1), rows, startedAt, durationMs: 4000 + Math.round(random() * 9000) }));
+    days.push(day);
+  }
+
+  const weekFrom = addDays(today, -7);
+  const weekRows = pageRows(random, 5200);
+  await exportCompleteRun(wh, { projectId, dateFrom: weekFrom, dateTo: today, rows: weekRows, startedAt: new Date(), durationMs: 21_000 });
+
+  const failedAt = new Date(Date.now() - 3_600_000);
+  await recordRunEvent(wh, { runId: `run-${randomUUID()}`, projectId, dateFrom: missing[1]!, dateTo: addDays(missing[1]!, 1), kind: 'backfill', status: 'running', startedAt: failedAt, eventAt: failedAt });
+  const failedRunId = `run-${randomUUID()}`;
+  await recordRunEvent(wh, { runId: failedRunId, projectId, dateFrom: missing[0]!, dateTo: addDays(missing[0]!, 1), kind: 'backfill', status: 'failed', pages: 3, rows: 750, requests: 3, error: 'page 4 breaks the total invariant: total 12 > human 5 + ai 6', startedAt: failedAt, eventAt: new Date(failedAt.getTime() + 8000) });
+
+  const batchId = 'batch-2024-follow-ups';
+  const prLinks = ['https://github.com/acme/docs/pull/101', 'https://github.com/acme/docs/pull/102', 'https://github.com/acme/docs/pull/105'];
+  const sentAt = new Date(Date.now() - 1_800_000);
+  const finishedAt = new Date(Date.now() - 600_000);
+  const outcome = (i: number, status: PromptEvent['status'], extra: Partial<PromptEvent> = {}): PromptEvent => ({
+    batchId,
+    promptId: `p${String(i).padStart(3, '0')}`,
+    projectId,
+    jobId: `job-${i}`,
+    status,
+    version: 3,
+    sentAt: status === 'queued' ? null : sentAt,
+    finishedAt: ['completed', 'archived', 'failed', 'timed_out', 'rejected'].includes(status) ? finishedAt : null,
+    polls: status === 'queued' ? 0 : 4,
+    ...extra,
+  });
+  await insertPromptEvents(wh, [
+    outcome(1, 'completed', { prLink: prLinks[0] }),
+    outcome(2, 'completed', { prLink: prLinks[1] }),
+    outcome(3, 'completed'),
+    outcome(4, 'archived', { prLink: prLinks[2] }),
+    outcome(5, 'polling'),
+    outcome(6, 'queued'),
+    outcome(7, 'failed', { error: 'agent job failed' }),
+    outcome(8, 'ambiguous', { error: 'timeout after the request went out; not resent' }),
+    outcome(9, 'rejected', { error: 'job not found' }),
+    outcome(10, 'timed_out'),
+    // An older state of prompt 1: the view must show only the latest.
+    { ...outcome(1, 'polling'), version: 1 },
+  ]);
+  return {
+    projectId,
+    days,
+    totals,
+    week: { dateFrom: weekFrom, dateTo: today, top: weekRows.reduce((a, b) => (b.total > a.total ? b : a)) },
+    missing,
+    batchId,
+    prLinks,
+  };
+}

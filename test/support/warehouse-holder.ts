@@ -1,0 +1,25 @@
+/**
+ * Holds an embedded warehouse directory for lock tests until its stdin closes, then closes and exits.
+ * Usage: node --import tsx test/support/warehouse-holder.ts <dataDir> [warehouse|engine]
+ *   warehouse: through openWarehouse (writes the pid file); engine: the bare engine (no pid file).
+ */
+import { join } from 'node:path';
+import { createChdbConnection } from 'chdb/connection';
+import { openWarehouse } from '../../src/warehouse/index.js';
+
+const [dataDir, mode = 'warehouse'] = process.argv.slice(2);
+if (!dataDir) throw new Error('usage: warehouse-holder.ts <dataDir> [warehouse|engine]');
+
+let close: () => Promise<void>;
+if (mode === 'engine') {
+  const connection = createChdbConnection({ path: join(dataDir, 'clickhouse') });
+  close = () => connection.close();
+} else {
+  const wh = await openWarehouse({ database: 'mintpipe_lock_test', dataDir });
+  close = () => wh.close();
+}
+process.stdout.write('ready\n');
+process.stdin.resume();
+process.stdin.on('end', () => {
+  void close().then(() => process.exit(0));
+});

@@ -1,0 +1,113 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { batchIdFor, detectFormat, parsePromptText, promptIdFor, readPromptFile } from '../../src/prompts/index.js';
+
+const limits = { maxPromptBytes: 64 };
+
+describe('prompt files', () => {
+  it('reads JSONL, skipping blank lines and reporting each bad line with its number and reason', async () => {
+    const text = [
+      '{"projectId":"p","jobId":"j1","prompt":"hello"}',
+      '',
+      '{"projectId":" p ","jobId":"j2","prompt":"  keep my spaces "}',
+      '{"projectId":"p","jobId":"","prompt":"x"}',
+      '{"projectId":"p","jobId":7,"prompt":"x"}',
+      '{"projectId":"p","jobId":"j3","prompt":"   "}',
+      `{"projectId":"p","jobId":"j4","prompt":"${'é'.repeat(33)}"}`,
+      '[1,2]',
+      '{"projectId":"p","jobId":"j5"',
+      '{"jobId":"j6","prompt":"x"}',
+    ].join('\n');
+    const file = await parsePromptText('in.jsonl', text, limits);
+    expect(file.format).toBe('jsonl');
+    expect(file.prompts).toEqual([
+      { projectId: 'p', jobId: 'j1', prompt: 'hello', line: 1 },
+      { projectId: 'p', jobId: 'j2', prompt: '  keep my spaces ', line: 3 },
+    ]);
+    expect(file.problems.map((p) => [p.line, p.reason.replace(/ \(.*\)$/, '')])).toEqual([
+      [4, 'jobId: empty'],
+      [5, 'jobId: expected a string, got number'],
+      [6, 'prompt: empty'],
+      [7, 'prompt: 66 bytes, more than the limit of 64'],
+      [8, 'expected an object with projectId, jobId, prompt, got an array'],
+      [9, 'not JSON'],
+      [10, 'projectId: missing'],
+    ]);
+  });
+
+  it.each([
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+  ])('reads CSV (%s) with quoted commas, doubled quotes and newlines, numbering each record by the line it starts on', async (_name, eol) => {
+    const text = [
+      'jobId,projectId,prompt,note', // any column order; extra columns are ignored
+      'j1,p,"ünë, two",x',
+      '',
+      'j2,p,"first line',
+      'second ""quoted"" line",',
+      'j3,p',
+      'j4,p,"a""b",',
+      ',p,no job,',
+      'j5,p,"never closed',
+      'more',
+    ].join(eol);
+    const file = await parsePromptText('in.csv', text, limits);
+    expect(file.prompts).toEqual([
+      { projectId: 'p', jobId: 'j1', prompt: 'ünë, two', line: 2 },
+      { projectId: 'p', jobId: 'j2', prompt: `first line${eol}second "quoted" line`, line: 4 },
+      { projectId: 'p', jobId: 'j4', prompt: 'a"b', line: 7 },
+    ]);
+    expect(file.problems.map((p) => p.line)).toEqual([6, 8, 9]);
+    expect(file.problems[0]!.reason).toBe('expected 3 fields, got 2');
+    expect(file.problems[1]!.reason).toBe('jobId: empty');
+    expect(file.problems[2]!.reason).toMatch(/^CSV: Quote Not Closed/);
+  });
+
+  it('refuses a CSV header without the three columns, naming what is missing', async () => {
+    await expect(parsePromptText('in.csv', 'project,jobId,text\np,j,x\n', limits)).rejects.toThrow(
+      new UsageError('in.csv: CSV header must name the columns projectId,jobId,prompt; missing projectId, prompt'),
+    );
+  });
+
+  it('detects the format by extension, else by content', () => {
+    expect(detectFormat('a.jsonl', 'projectId,jobId,prompt')).toBe('jsonl');
+    expect(detectFormat('a.CSV', '{"x":1}')).toBe('csv');
+    expect(detectFormat('prompts.txt', '\uFEFF  {"projectId":"p"}')).toBe('jsonl');
+    expect(detectFormat('prompts', 'projectId,jobId,prompt')).toBe('csv');
+  });
+
+  it('refuses a missing, unreadable or empty file with a one-line usage error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mintpipe-prompt-files-'));
+    writeFileSync(join(dir, 'empty.jsonl'), '\n  \n');
+    writeFileSync(join(dir, 'header-only.csv'), 'projectId,jobId,prompt\n');
+    await expect(readPromptFile(join(dir, 'missing.jsonl'), limits)).rejects.toThrow(`${join(dir, 'missing.jsonl')}: cannot read the prompt file (no such file)`);
+    await expect(readPromptFile(dir, limits)).rejects.toThrow(/is a directory/);
+    await expect(readPromptFile(join(dir, 'empty.jsonl'), limits)).rejects.toThrow(/the prompt file is empty/);
+    await expect(readPromptFile(join(dir, 'header-only.csv'), limits)).rejects.toThrow(/holds no prompts/);
+    await expect(readPromptFile(join(dir, 'missing.jsonl'), limits)).rejects.toBeInstanceOf(UsageError);
+  });
+});
+
+describe('ids from content', () => {
+  const prompts = [
+    { projectId: 'p', jobId: 'j', prompt: 'a' },
+    { projectId: 'p', jobId: 'j', prompt: 'b' },
+  ];
+
+  it('names the same records the same batch, and any change another', () => {
+    expect(batchIdFor(prompts)).toBe(batchIdFor(prompts.map((p) => ({ ...p }))));
+    expect(batchIdFor(prompts)).toMatch(/^[0-9a-f]{16}$/);
+    expect(batchIdFor([...prompts].reverse())).not.toBe(batchIdFor(prompts));
+    expect(batchIdFor([{ projectId: 'p', jobId: 'ja', prompt: '' }])).not.toBe(batchIdFor([{ projectId: 'pj', jobId: 'a', prompt: '' }]));
+    expect(batchIdFor(prompts, 'salt')).not.toBe(batchIdFor(prompts));
+  });
+
+  it('gives the same prompt at two positions two ids', () => {
+    const batchId = batchIdFor(prompts);
+    expect(promptIdFor(batchId, 0, prompts[0]!)).not.toBe(promptIdFor(batchId, 1, prompts[0]!));
+    expect(promptIdFor(batchId, 0, prompts[0]!)).toBe(promptIdFor(batchId, 0, { ...prompts[0]! }));
+  });
+});
