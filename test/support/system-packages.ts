@@ -1,14 +1,12 @@
 /**
- * The tests run against real parts: redis-server and (for the browser test) Debian's chromium.
- * On a fresh Debian machine, as root, they are installed with apt-get the first time, so
- * `npm install && npm test` works there as the README says; elsewhere a one-line instruction.
+ * Every integration test runs against a real redis-server. On a fresh Debian machine, as root, it is
+ * installed with apt-get the first time, so `npm install && npm test` works there as the README
+ * says; elsewhere a one-line instruction. (Chromium is the browser test's own business:
+ * test/support/chromium.ts.)
  */
 import { spawnSync } from 'node:child_process';
 
-const PACKAGES: Array<{ command: string; pkg: string }> = [
-  { command: 'redis-server', pkg: 'redis-server' },
-  { command: 'chromium', pkg: 'chromium' },
-];
+const PACKAGES: Array<{ command: string; pkg: string }> = [{ command: 'redis-server', pkg: 'redis-server' }];
 
 function has(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
@@ -25,5 +23,5 @@ export function ensureSystemPackages(): void {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env });
   const install = spawnSync('apt-get', ['install', '-y', '-qq', ...missing], { stdio: 'ignore', env });
-  if (install.status !== 0) throw new Error(`apt-get install ${missing.join(' ')} failed; install them and run the tests again`);
+  if (install.status !== 0) throw new Error(`apt-get install ${missing.join(' ')} failed; install it and run the tests again`);
 }
