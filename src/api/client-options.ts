@@ -9,6 +9,8 @@ export interface MintlifyClientOptions {
   apiKey: string;
   /** Per-attempt limit, from sending until the whole body is read. @default 30000 */
   timeoutMs?: number;
+  /** Largest response body read; a larger one is an InvalidResponseError, never retried. @default 67108864 (64 MiB) */
+  maxBodyBytes?: number;
   /** Overrides of the default policy. @default DEFAULT_RETRY_POLICY (6 attempts, 500 ms base, 30 s cap, 300 s total) */
   retry?: Partial<RetryPolicy>;
   /** Wait assumed for a 429 without a usable Retry-After. @default 60000 */

@@ -15,7 +15,8 @@ import type { CallOptions, MintlifyClientOptions, VisitorsQuery } from './client
 import { errorFromFetchFailure } from './error-from-fetch-failure.js';
 import { errorFromResponse } from './error-from-response.js';
 import { AmbiguousSendError, InvalidRequestError, MintlifyApiError, TimeoutError } from './errors/index.js';
-import { parseBody } from './parse-body.js';
+import { parseBodyRepairingText, type ParsedBody } from './parse-body.js';
+import { DEFAULT_MAX_BODY_BYTES, readBodyText } from './read-body.js';
 import { pathSegment } from './path-segment.js';
 import { DEFAULT_RETRY_AFTER_MS } from './retry-after.js';
 import { backoffDelayMs, resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
@@ -35,11 +36,14 @@ interface ApiRequest<S extends z.ZodType> {
   searchParams?: URLSearchParams;
   json?: unknown;
   schema: S;
+  /** Resolve with `{ value, repaired }` instead of the value alone. @default false */
+  keepRepairs?: boolean;
 }
 
 export class MintlifyClient {
   readonly #http: KyInstance;
   readonly #timeoutMs: number;
+  readonly #maxBodyBytes: number;
   readonly #retry: RetryPolicy;
   readonly #defaultRetryAfterMs: number;
   readonly #logger: Logger;
@@ -58,6 +62,8 @@ export class MintlifyClient {
     if (!options.apiKey) throw new UsageError('apiKey: missing');
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!Number.isFinite(this.#timeoutMs) || this.#timeoutMs <= 0) throw new UsageError(`timeoutMs: expected a number > 0, got ${this.#timeoutMs}`);
+    this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    if (!Number.isSafeInteger(this.#maxBodyBytes) || this.#maxBodyBytes < 1024) throw new UsageError(`maxBodyBytes: expected an integer >= 1024, got ${this.#maxBodyBytes}`);
     this.#retry = resolveRetryPolicy(options.retry);
     this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
     if (!Number.isFinite(this.#defaultRetryAfterMs) || this.#defaultRetryAfterMs < 0) {
@@ -99,6 +105,34 @@ export class MintlifyClient {
       { op, context: { project: projectId }, method: 'get', path: `v1/analytics/${project}/visitors`, searchParams, schema: visitorsPageSchema },
       call,
     );
+  }
+
+  /**
+   * One page of an analytics dataset: `GET /v1/analytics/{projectId}/{endpoint}?{params}`, its body
+   * checked against `schema`. Strings with invalid Unicode come back repaired, their paths listed.
+   */
+  async getAnalyticsPage<S extends z.ZodType>(
+    projectId: string,
+    endpoint: string,
+    params: Record<string, string>,
+    schema: S,
+    call?: CallOptions,
+  ): Promise<ParsedBody<z.output<S>>> {
+    const op = 'getAnalytics';
+    const project = pathSegment(op, 'projectId', projectId);
+    const segments = endpoint.split('/').map((segment) => pathSegment(op, 'endpoint', segment));
+    return this.#execute(
+      {
+        op,
+        context: { project: projectId },
+        method: 'get',
+        path: `v1/analytics/${project}/${segments.join('/')}`,
+        searchParams: new URLSearchParams(params),
+        schema,
+        keepRepairs: true,
+      },
+      call,
+    ) as Promise<ParsedBody<z.output<S>>>;
   }
 
   /**
@@ -185,7 +219,7 @@ export class MintlifyClient {
         json: request.json,
         signal,
       });
-      const bodyText = await response.text();
+      const bodyText = await readBodyText(request.op, response, this.#maxBodyBytes);
       if (!response.ok) {
         throw errorFromResponse({
           op: request.op,
@@ -195,7 +229,9 @@ export class MintlifyClient {
           defaultRetryAfterMs: this.#defaultRetryAfterMs,
         });
       }
-      return { value: parseBody(request.op, response.status, bodyText, request.schema), status: response.status };
+      const parsed = parseBodyRepairingText(request.op, response.status, bodyText, request.schema);
+      // keepRepairs callers (getAnalyticsPage) unwrap the pair themselves.
+      return { value: (request.keepRepairs ? parsed : parsed.value) as z.output<S>, status: response.status };
     } catch (error) {
       if (error instanceof MintlifyApiError) throw error;
       if (callerSignal?.aborted) throw callerSignal.reason;

@@ -3,16 +3,28 @@ import type { ApiOperation } from './api-operation.js';
 import { describeValue } from './describe-value.js';
 import { InvalidResponseError } from './errors/invalid-response-error.js';
 import { formatIssues } from './format-issue.js';
+import { parseJsonRepairingText } from './repair-text.js';
+
+export interface ParsedBody<T> {
+  value: T;
+  /** JSON paths of strings whose invalid Unicode was replaced with U+FFFD. */
+  repaired: string[];
+}
 
 /** A 2xx body, parsed and checked against `schema`; anything else is an InvalidResponseError. */
 export function parseBody<S extends z.ZodType>(op: ApiOperation, status: number, text: string, schema: S): z.output<S> {
-  let data: unknown;
+  return parseBodyRepairingText(op, status, text, schema).value;
+}
+
+/** Like {@link parseBody}, also reporting the strings whose invalid Unicode was repaired. */
+export function parseBodyRepairingText<S extends z.ZodType>(op: ApiOperation, status: number, text: string, schema: S): ParsedBody<z.output<S>> {
+  let parsed;
   try {
-    data = JSON.parse(text);
+    parsed = parseJsonRepairingText(text);
   } catch {
     throw new InvalidResponseError({ op, status, problem: `body is not JSON: ${describeValue(text.trim())}` });
   }
-  const result = schema.safeParse(data, { reportInput: true });
+  const result = schema.safeParse(parsed.value, { reportInput: true });
   if (!result.success) throw new InvalidResponseError({ op, status, problem: formatIssues(result.error.issues) });
-  return result.data;
+  return { value: result.data, repaired: parsed.repaired };
 }
