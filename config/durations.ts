@@ -2,12 +2,19 @@
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/**
+ * The longest delay a Node timer holds (2^31-1 ms, about 24.8 days). `setTimeout` with more fires
+ * after 1 ms instead (with only a TimeoutOverflowWarning), so a setting that feeds a timer must stay
+ * under it.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Parses `1500`, `250ms`, `5s`, `2m`, `1h`, `1d` into milliseconds; returns undefined when malformed. */
 export function parseDurationMs(text: string): number | undefined {
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(text.trim());
   if (!match) return undefined;
-  const value = Number(match[1]) * UNIT_MS[match[2] ?? 'ms']!;
-  return Number.isFinite(value) && value > 0 ? Math.round(value) : undefined;
+  const value = Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 'ms']!);
+  return Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
 /** A request budget: at most `limit` requests in any span of `windowMs`. */

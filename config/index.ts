@@ -5,21 +5,16 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { UsageError } from '../src/errors.js';
-import { parseDurationMs, parseRate, type RateLimit } from './durations.js';
+import { ConfigError } from './config-error.js';
+import { parseDashboardHosts } from './dashboard-hosts.js';
+import { MAX_TIMER_MS, parseDurationMs, parseRate, type RateLimit } from './durations.js';
+import { checkNightlyCron, checkTimeZone } from './nightly-cron.js';
 
-export { formatRate, parseDurationMs, parseRate, type RateLimit } from './durations.js';
+export { ConfigError } from './config-error.js';
+export { formatRate, MAX_TIMER_MS, parseDurationMs, parseRate, type RateLimit } from './durations.js';
 
-/** A setting that cannot be used; the message names the key. */
-export class ConfigError extends UsageError {
-  override name = 'ConfigError';
-  constructor(
-    readonly key: string,
-    problem: string,
-  ) {
-    super(`${key}: ${problem}`);
-  }
-}
+/** Shortest accepted dashboard token: a guessable one guards nothing. */
+export const MIN_DASHBOARD_TOKEN_CHARS = 16;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -91,7 +86,16 @@ export interface MintpipeConfig {
     /** How long a finished batch's records stay in Redis (outcomes stay in the warehouse). @default 2592000000 (30 days) */
     retentionMs: number;
   };
-  dashboard: { host: string; port: number; token: string | undefined };
+  dashboard: {
+    /** Interface the dashboard listens on. @default 127.0.0.1 */
+    host: string;
+    /** @default 3000 */
+    port: number;
+    /** Required for every request but /healthz when set; at least 16 characters. @default undefined (loopback only, read-only) */
+    token: string | undefined;
+    /** Host header names served besides localhost, 127.0.0.1, [::1] and `host` (`MINTPIPE_DASHBOARD_HOSTS`). @default [] */
+    hosts: string[];
+  };
   /** Port of `worker`'s own /metrics and /healthz (on the dashboard host, with its token); undefined = none. @default undefined */
   metricsPort: number | undefined;
   /** Time a stopping process gives in-flight jobs before it exits. @default 30000 */
@@ -115,12 +119,34 @@ function integer(env: Env, key: string, fallback: number, min: number, max = Num
   return parsed.data;
 }
 
+/** A duration that is compared with clocks or stored in Redis, never handed to a Node timer. */
 function duration(env: Env, key: string, fallbackMs: number): number {
   const raw = env[key];
   if (raw === undefined || raw.trim() === '') return fallbackMs;
   const ms = parseDurationMs(raw);
   if (ms === undefined) throw new ConfigError(key, `expected a duration like 500ms, 5s, 2m or 1h, got "${raw}"`);
   return ms;
+}
+
+/**
+ * A duration that ends up in `setTimeout` (directly or through BullMQ), so it must fit a Node
+ * timer: more would fire after 1 ms instead. `maxMs` is lower where the code adds to it.
+ */
+function timerDuration(env: Env, key: string, fallbackMs: number, maxMs = MAX_TIMER_MS): number {
+  const ms = duration(env, key, fallbackMs);
+  if (ms > maxMs) {
+    throw new ConfigError(key, `expected a duration of at most ${maxMs}ms (about ${Math.floor(maxMs / 8_640_000) / 10}d, the longest Node timer), got "${env[key]}"`);
+  }
+  return ms;
+}
+
+function dashboardToken(env: Env): string | undefined {
+  const token = env.MINTPIPE_DASHBOARD_TOKEN?.trim() || undefined;
+  // The message never repeats the value, nor its length: it is a secret even when too short.
+  if (token !== undefined && [...token].length < MIN_DASHBOARD_TOKEN_CHARS) {
+    throw new ConfigError('MINTPIPE_DASHBOARD_TOKEN', `expected at least ${MIN_DASHBOARD_TOKEN_CHARS} characters (a long random string, e.g. from openssl rand -hex 24)`);
+  }
+  return token;
 }
 
 function flag(env: Env, key: string, fallback: boolean): boolean {
@@ -186,7 +212,6 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean);
-  const dashboardToken = env.MINTPIPE_DASHBOARD_TOKEN?.trim() || undefined;
   const database = text(env, 'CLICKHOUSE_DATABASE', 'mintpipe');
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new ConfigError('CLICKHOUSE_DATABASE', `not a database name: "${database}"`);
   const queuePrefix = text(env, 'MINTPIPE_QUEUE_PREFIX', 'mintpipe');
@@ -194,14 +219,17 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
   const pollInitialMs = duration(env, 'MINTPIPE_POLL_INITIAL', 2000);
   const pollMaxMs = duration(env, 'MINTPIPE_POLL_MAX', 60_000);
   if (pollMaxMs < pollInitialMs) throw new ConfigError('MINTPIPE_POLL_MAX', 'must not be less than MINTPIPE_POLL_INITIAL');
+  const timezone = checkTimeZone(text(env, 'MINTPIPE_SCHEDULE_TZ', 'UTC'));
 
   return {
     api: {
       url: apiUrl(env),
       key: apiKey(env),
-      timeoutMs: duration(env, 'MINTPIPE_HTTP_TIMEOUT', 30_000),
+      // The per-request timer.
+      timeoutMs: timerDuration(env, 'MINTPIPE_HTTP_TIMEOUT', 30_000),
       retryAttempts: integer(env, 'MINTPIPE_RETRY_ATTEMPTS', 6, 1, 100),
-      retryMaxTotalMs: duration(env, 'MINTPIPE_RETRY_MAX_TIME', 300_000),
+      // Bounds the sleep before a retry (a server's Retry-After may ask for up to all of it).
+      retryMaxTotalMs: timerDuration(env, 'MINTPIPE_RETRY_MAX_TIME', 300_000),
     },
     redis: { url: optionalUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) },
     clickhouse: {
@@ -216,13 +244,14 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
     messageRate: rate(env, 'MINTPIPE_MESSAGE_RATE', '100/1h'),
     queuePrefix,
     worker: {
-      lockDurationMs: duration(env, 'MINTPIPE_LOCK_DURATION', 30_000),
-      stalledIntervalMs: duration(env, 'MINTPIPE_STALLED_INTERVAL', 15_000),
+      // BullMQ renews locks and looks for stalled jobs on timers of these lengths.
+      lockDurationMs: timerDuration(env, 'MINTPIPE_LOCK_DURATION', 30_000),
+      stalledIntervalMs: timerDuration(env, 'MINTPIPE_STALLED_INTERVAL', 15_000),
     },
     export: {
       projects,
-      cron: text(env, 'MINTPIPE_SCHEDULE_CRON', '0 2 * * *'),
-      timezone: text(env, 'MINTPIPE_SCHEDULE_TZ', 'UTC'),
+      cron: checkNightlyCron(text(env, 'MINTPIPE_SCHEDULE_CRON', '0 2 * * *'), timezone),
+      timezone,
       reexportDays: integer(env, 'MINTPIPE_REEXPORT_DAYS', 3, 0, 90),
       weekly: flag(env, 'MINTPIPE_SCHEDULE_WEEKLY', false),
       monthly: flag(env, 'MINTPIPE_SCHEDULE_MONTHLY', false),
@@ -234,18 +263,23 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
     },
     prompts: {
       concurrency: integer(env, 'MINTPIPE_PROMPT_CONCURRENCY', 32, 1, 256),
+      // Poll delays become delayed jobs (a timestamp in Redis) and the deadline is compared with the
+      // clock: no Node timer holds them, so they may exceed one.
       pollInitialMs,
       pollMaxMs,
       deadlineMs: duration(env, 'MINTPIPE_PROMPT_DEADLINE', 7_200_000),
       maxPromptBytes: integer(env, 'MINTPIPE_PROMPT_MAX_BYTES', 32_768, 1, 10_000_000),
+      // A Redis expiry, not a timer: 30d and more are fine.
       retentionMs: duration(env, 'MINTPIPE_PROMPT_RETENTION', 30 * 86_400_000),
     },
     dashboard: {
       host: text(env, 'MINTPIPE_DASHBOARD_HOST', '127.0.0.1'),
       port: integer(env, 'MINTPIPE_DASHBOARD_PORT', 3000, 0, 65_535),
-      token: dashboardToken,
+      token: dashboardToken(env),
+      hosts: parseDashboardHosts(env.MINTPIPE_DASHBOARD_HOSTS),
     },
     metricsPort: env.MINTPIPE_METRICS_PORT?.trim() ? integer(env, 'MINTPIPE_METRICS_PORT', 0, 0, 65_535) : undefined,
-    shutdownGraceMs: duration(env, 'MINTPIPE_SHUTDOWN_GRACE', 30_000),
+    // The hard stop of a stopping process is a timer of the grace plus 10 s (src/cli/run-until-signal.ts).
+    shutdownGraceMs: timerDuration(env, 'MINTPIPE_SHUTDOWN_GRACE', 30_000, MAX_TIMER_MS - 10_000),
   };
 }

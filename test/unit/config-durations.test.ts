@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, MAX_TIMER_MS, parseDurationMs } from '../../config/index.js';
+
+function refusal(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+}
+
+/** Settings whose value ends up in a Node timer (setTimeout directly or through BullMQ). */
+const TIMER_SETTINGS = ['MINTPIPE_HTTP_TIMEOUT', 'MINTPIPE_RETRY_MAX_TIME', 'MINTPIPE_LOCK_DURATION', 'MINTPIPE_STALLED_INTERVAL', 'MINTPIPE_SHUTDOWN_GRACE'];
+
+describe('durations that feed a timer', () => {
+  it('holds 2^31-1 ms at most: what setTimeout keeps (more fires after 1 ms)', () => {
+    expect(MAX_TIMER_MS).toBe(2_147_483_647);
+  });
+
+  it('accepts up to 24 days', () => {
+    for (const key of TIMER_SETTINGS) {
+      expect(() => loadConfig({ [key]: '24d' }), key).not.toThrow();
+    }
+    expect(loadConfig({ MINTPIPE_HTTP_TIMEOUT: `${MAX_TIMER_MS}ms` }).api.timeoutMs).toBe(MAX_TIMER_MS);
+  });
+
+  it('refuses one more millisecond, and 25 days, with exit 2 and one line naming the key and the limit', () => {
+    for (const key of TIMER_SETTINGS) {
+      for (const value of [`${MAX_TIMER_MS + 1}ms`, '25d', '30d']) {
+        const err = refusal({ [key]: value });
+        expect(err.key, `${key}=${value}`).toBe(key);
+        expect(err.exitCode).toBe(2);
+        expect(err.message).toMatch(new RegExp(`^${key}: expected a duration of at most \\d+ms \\(about 24\\.8d, the longest Node timer\\), got "${value}"$`));
+      }
+    }
+  });
+
+  it('keeps room for the 10 s the hard stop adds to MINTPIPE_SHUTDOWN_GRACE', () => {
+    expect(refusal({ MINTPIPE_SHUTDOWN_GRACE: `${MAX_TIMER_MS - 9_999}ms` }).key).toBe('MINTPIPE_SHUTDOWN_GRACE');
+    expect(loadConfig({ MINTPIPE_SHUTDOWN_GRACE: `${MAX_TIMER_MS - 10_000}ms` }).shutdownGraceMs).toBe(MAX_TIMER_MS - 10_000);
+  });
+});
+
+describe('durations that no timer holds', () => {
+  it('keeps long retention, deadlines and poll delays valid (a Redis expiry, a clock comparison, a delayed job)', () => {
+    const config = loadConfig({
+      MINTPIPE_PROMPT_RETENTION: '400d',
+      MINTPIPE_PROMPT_DEADLINE: '60d',
+      MINTPIPE_POLL_INITIAL: '26d',
+      MINTPIPE_POLL_MAX: '30d',
+      MINTPIPE_MESSAGE_RATE: '1000/30d',
+    });
+    expect(config.prompts.retentionMs).toBe(400 * 86_400_000);
+    expect(config.prompts.deadlineMs).toBe(60 * 86_400_000);
+    expect(config.prompts.pollMaxMs).toBe(30 * 86_400_000);
+    expect(config.messageRate).toEqual({ limit: 1000, windowMs: 30 * 86_400_000 });
+    expect(loadConfig({ MINTPIPE_PROMPT_RETENTION: '30d' }).prompts.retentionMs).toBe(2_592_000_000);
+  });
+
+  it('still refuses a value no integer holds, and one that rounds to zero', () => {
+    expect(parseDurationMs(`${'9'.repeat(20)}d`)).toBeUndefined();
+    expect(parseDurationMs('0.4ms')).toBeUndefined();
+    expect(refusal({ MINTPIPE_PROMPT_RETENTION: `${'9'.repeat(20)}d` }).key).toBe('MINTPIPE_PROMPT_RETENTION');
+  });
+});
