@@ -1,10 +1,11 @@
 /**
  * The live state of every agent job the emulator has touched. Seeded jobs materialize on first
- * use. A message starts a run: the job is `active` until `agentTimeMs` later, then `completed` or
- * `failed` (see `runOutcome`). Transitions are evaluated lazily on each read, so thousands of
+ * use; `createJob` adds new ones (`agent-1`, `agent-2`, …). A create or a message starts a run:
+ * the job is `active` for the run's time (`agentTimeMs`, spread by `agentTimeJitter`), then
+ * `completed` or `failed` (see `runOutcome`). Transitions are evaluated lazily on each read, so thousands of
  * running jobs hold no timers and a closed emulator leaves none behind.
  */
-import { runOutcome, seededJob, type AgentJob, type AgentJobStatus } from './agent-job.js';
+import { runOutcome, runTimeMs, seededJob, type AgentJob, type AgentJobStatus } from './agent-job.js';
 
 /** Fields to change on a job; a field set to `undefined` is removed from the job. */
 export type AgentJobPatch = { [K in Exclude<keyof AgentJob, 'id'>]?: AgentJob[K] | undefined };
@@ -19,12 +20,15 @@ interface JobState {
 
 export class AgentJobStore {
   private readonly states = new Map<string, JobState>();
+  private created = 0;
 
   constructor(
     private readonly seed: number,
     private readonly jobsPerProject: number,
     private readonly agentTimeMs: number,
     private readonly now: () => number,
+    /** Spread of run times around agentTimeMs (0–1). @default 0 */
+    private readonly agentTimeJitter = 0,
   ) {}
 
   /** The job as the API would return it now, or undefined when it does not exist. */
@@ -34,12 +38,23 @@ export class AgentJobStore {
   }
 
   /** Starts a run on an existing job (the message was accepted); returns the status it had before. */
-  startRun(projectId: string, jobId: string): { statusBefore: AgentJobStatus; job: AgentJob } {
+  startRun(projectId: string, jobId: string): { statusBefore: AgentJobStatus; job: AgentJob; runMs: number } {
     const state = this.state(projectId, jobId);
     if (!state) throw new Error(`unknown agent job ${projectId}/${jobId}`);
     const statusBefore = state.job.status;
-    this.activate(state);
-    return { statusBefore, job: snapshot(state.job) };
+    const runMs = this.activate(projectId, state);
+    return { statusBefore, job: snapshot(state.job), runMs };
+  }
+
+  /** Creates a job of the project and starts its first run (the create was accepted). */
+  createJob(projectId: string): { job: AgentJob; runMs: number } {
+    this.created++;
+    const state = this.create(projectId, `agent-${this.created}`);
+    state.job.source = { repository: 'acme/docs', ref: 'main' };
+    state.job.model = 'claude-sonnet-4-5';
+    state.job.archivedAt = null;
+    const runMs = this.activate(projectId, state);
+    return { job: snapshot(state.job), runMs };
   }
 
   /**
@@ -52,7 +67,7 @@ export class AgentJobStore {
       if (value === undefined) delete (state.job as unknown as Record<string, unknown>)[field];
       else (state.job as unknown as Record<string, unknown>)[field] = value;
     }
-    if (patch.status === 'active') this.activate(state, false);
+    if (patch.status === 'active') this.activate(projectId, state, false);
     else if (patch.status !== undefined) state.settlesAtMs = null;
     return snapshot(state.job);
   }
@@ -67,12 +82,15 @@ export class AgentJobStore {
     return snapshot(state.job);
   }
 
-  private activate(state: JobState, clearLink = true): void {
+  /** Starts the job's next run; returns how long it lasts. */
+  private activate(projectId: string, state: JobState, clearLink = true): number {
     state.runs++;
     state.job.status = 'active';
     // A link left from an earlier run would look like this run's result.
     if (clearLink) state.job.prLink = null;
-    state.settlesAtMs = this.now() + this.agentTimeMs;
+    const runMs = runTimeMs(this.seed, projectId, state.job.id, state.runs, this.agentTimeMs, this.agentTimeJitter);
+    state.settlesAtMs = this.now() + runMs;
+    return runMs;
   }
 
   private state(projectId: string, jobId: string): JobState | undefined {

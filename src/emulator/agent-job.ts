@@ -74,6 +74,16 @@ export function runOutcome(
   return { status: 'completed', prLink: pullRequestLink(job, hash2(key, 2)) };
 }
 
+/**
+ * How long run number `run` of a job stays `active`: `meanMs`, spread uniformly by ±`jitter` of it
+ * (0 = always `meanMs`), drawn from (seed, project, job, run) so a run's length is reproducible.
+ */
+export function runTimeMs(seed: number, projectId: string, jobId: string, run: number, meanMs: number, jitter: number): number {
+  if (jitter === 0) return meanMs;
+  const draw = unitFloat(hash2(hashNumbers(seed, hashString(projectId), hashString(jobId), run), 3));
+  return Math.round(meanMs * (1 - jitter + 2 * jitter * draw));
+}
+
 function pullRequestLink(job: AgentJob, hash: number): string {
   return `https://github.com/${job.source?.repository ?? DEFAULT_REPOSITORY}/pull/${100 + (hash % 9900)}`;
 }

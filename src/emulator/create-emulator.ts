@@ -15,7 +15,8 @@ import { EmulatorCounters } from './emulator-counters.js';
 import { resolveEmulatorOptions, type EmulatorOptions, type ResolvedEmulatorOptions } from './emulator-options.js';
 import { FaultScript, RandomFaults } from './faults.js';
 import { FixedWindowLimiter } from './fixed-window-limiter.js';
-import type { ReceivedMessage } from './received-message.js';
+import type { ReceivedCreate, ReceivedMessage } from './received-message.js';
+import { registerAgentCreateRoute } from './routes/agent-create-route.js';
 import { registerAgentJobRoute } from './routes/agent-job-route.js';
 import { registerAgentMessageRoute } from './routes/agent-message-route.js';
 import { registerVisitorsRoute } from './routes/visitors-route.js';
@@ -30,6 +31,8 @@ export interface Emulator {
   options: ResolvedEmulatorOptions;
   /** Every message accepted, in order of arrival (live array). */
   messages: ReceivedMessage[];
+  /** Every agent job created, in order of arrival (live array). */
+  creates: ReceivedCreate[];
   /** Request, status and fault counts (live object). */
   counters: EmulatorCounters;
   control: EmulatorControl;
@@ -44,16 +47,20 @@ const FAULT_SALT = 0xfa017;
 
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const resolved = resolveEmulatorOptions(options);
+  const messageLimiter = resolved.messageRate && new FixedWindowLimiter(resolved.messageRate, resolved.now);
   const ctx: EmulatorContext = {
     options: resolved,
     counters: new EmulatorCounters(),
     messages: [],
+    creates: [],
     windows: new WindowStore(resolved.seed, resolved.windowCacheSize, resolved.windowCacheRows),
-    jobs: new AgentJobStore(resolved.seed, resolved.jobsPerProject, resolved.agentTimeMs, resolved.now),
+    jobs: new AgentJobStore(resolved.seed, resolved.jobsPerProject, resolved.agentTimeMs, resolved.now, resolved.agentTimeJitter),
     script: new FaultScript(),
     randomFaults: new RandomFaults(resolved.faults, createRandom(hashNumbers(resolved.seed, FAULT_SALT))),
     analyticsLimiter: resolved.analyticsRate && new FixedWindowLimiter(resolved.analyticsRate, resolved.now),
-    messageLimiter: resolved.messageRate && new FixedWindowLimiter(resolved.messageRate, resolved.now),
+    messageLimiter,
+    createLimiter:
+      resolved.createBudget === 'shared' ? messageLimiter : resolved.messageRate && new FixedWindowLimiter(resolved.messageRate, resolved.now),
     sleeper: new Sleeper(),
   };
 
@@ -72,11 +79,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   registerVisitorsRoute(app, ctx);
   registerAgentMessageRoute(app, ctx);
   registerAgentJobRoute(app, ctx);
+  registerAgentCreateRoute(app, ctx);
 
   return {
     app,
     options: resolved,
     messages: ctx.messages,
+    creates: ctx.creates,
     counters: ctx.counters,
     control: createEmulatorControl(ctx),
     get windowsComputed() {

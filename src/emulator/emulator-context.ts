@@ -4,7 +4,7 @@ import type { EmulatorCounters } from './emulator-counters.js';
 import type { ResolvedEmulatorOptions } from './emulator-options.js';
 import type { FaultScript, RandomFaults } from './faults.js';
 import type { FixedWindowLimiter } from './fixed-window-limiter.js';
-import type { ReceivedMessage } from './received-message.js';
+import type { ReceivedCreate, ReceivedMessage } from './received-message.js';
 import type { Sleeper } from './sleeper.js';
 import type { WindowStore } from './window-store.js';
 
@@ -12,12 +12,15 @@ export interface EmulatorContext {
   options: ResolvedEmulatorOptions;
   counters: EmulatorCounters;
   messages: ReceivedMessage[];
+  creates: ReceivedCreate[];
   windows: WindowStore;
   jobs: AgentJobStore;
   script: FaultScript;
   randomFaults: RandomFaults;
   analyticsLimiter: FixedWindowLimiter | null;
   messageLimiter: FixedWindowLimiter | null;
+  /** The message limiter itself when creates share it. */
+  createLimiter: FixedWindowLimiter | null;
   sleeper: Sleeper;
 }
 

@@ -23,6 +23,8 @@ export class EmulatorCounters {
   analyticsBudgetUsed = 0;
   /** Message requests that consumed a project's budget. */
   messageBudgetUsed = 0;
+  /** Create requests that consumed a project's budget (the message budget unless separate). */
+  createBudgetUsed = 0;
 
   constructor() {
     this.routes = Object.fromEntries(
@@ -50,6 +52,10 @@ export class EmulatorCounters {
   /** 429 answers on the message endpoint (budget and injected). */
   get message429(): number {
     return this.routes.message.statuses[429] ?? 0;
+  }
+  /** Requests to the create-agent-job endpoint. */
+  get createRequests(): number {
+    return this.routes.create.requests;
   }
   /** Requests to the get-agent-job endpoint. */
   get jobRequests(): number {

@@ -25,8 +25,18 @@ export interface EmulatorOptions {
   windowCacheRows?: number;
   /** Seeded agent jobs `job-1` … `job-N` in every project. @default 500 */
   jobsPerProject?: number;
-  /** Time an agent job stays `active` after a message. @default 1000 */
+  /** Time an agent job stays `active` after a message or a create (the mean when jittered). @default 1000 */
   agentTimeMs?: number;
+  /**
+   * Spread of run times: each run lasts agentTimeMs × (1 ± this), drawn uniformly and
+   * reproducibly per (seed, project, job, run). @default 0
+   */
+  agentTimeJitter?: number;
+  /**
+   * Whether creates spend the project's message budget (`shared`, the safe reading of the spec)
+   * or a budget of their own of the same size (`separate`). @default 'shared'
+   */
+  createBudget?: 'shared' | 'separate';
   /** Analytics budget of the whole organization (all projects), in fixed windows; null = unlimited. @default null */
   analyticsRate?: RateLimit | null;
   /** Message budget per project, in fixed windows; null = unlimited. @default null */
@@ -52,6 +62,8 @@ export interface ResolvedEmulatorOptions {
   windowCacheRows: number;
   jobsPerProject: number;
   agentTimeMs: number;
+  agentTimeJitter: number;
+  createBudget: 'shared' | 'separate';
   analyticsRate: RateLimit | null;
   messageRate: RateLimit | null;
   latencyMs: number;
@@ -70,6 +82,8 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}): ResolvedE
     windowCacheRows: integer('windowCacheRows', options.windowCacheRows ?? 4_000_000, 1, Number.MAX_SAFE_INTEGER),
     jobsPerProject: integer('jobsPerProject', options.jobsPerProject ?? 500, 0, 1e9),
     agentTimeMs: nonNegative('agentTimeMs', options.agentTimeMs ?? 1000),
+    agentTimeJitter: share('agentTimeJitter', options.agentTimeJitter ?? 0),
+    createBudget: oneOf('createBudget', options.createBudget ?? 'shared', ['shared', 'separate'] as const),
     analyticsRate: rate('analyticsRate', options.analyticsRate ?? null),
     messageRate: rate('messageRate', options.messageRate ?? null),
     latencyMs: nonNegative('latencyMs', options.latencyMs ?? 0),
@@ -120,6 +134,11 @@ function nonNegative(name: string, value: number): number {
 
 function share(name: string, value: number): number {
   if (!Number.isFinite(value) || value < 0 || value > 1) throw new RangeError(`${name} must be between 0 and 1, got ${value}`);
+  return value;
+}
+
+function oneOf<T extends string>(name: string, value: T, allowed: readonly T[]): T {
+  if (!allowed.includes(value)) throw new RangeError(`${name} must be one of ${allowed.join(', ')}, got ${String(value)}`);
   return value;
 }
 

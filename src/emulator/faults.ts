@@ -9,9 +9,9 @@
  * the request consumed rate-limit budget.
  */
 
-/** The three emulated operations. */
-export type RouteName = 'visitors' | 'message' | 'job';
-export const ROUTE_NAMES: readonly RouteName[] = ['visitors', 'message', 'job'];
+/** The emulated operations (`create` starts an agent job). */
+export type RouteName = 'visitors' | 'message' | 'job' | 'create';
+export const ROUTE_NAMES: readonly RouteName[] = ['visitors', 'message', 'job', 'create'];
 
 export type FaultTiming = 'before' | 'after';
 
@@ -52,7 +52,7 @@ export interface FaultRates {
   slowMs?: number;
   /** Of the server errors and resets, the share that happens after processing (see the module doc). @default 0.5 */
   afterProcessingRate?: number;
-  /** Routes that get random faults. @default all three */
+  /** Routes that get random faults. @default all of them */
   routes?: RouteName[];
 }
 

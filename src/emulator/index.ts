@@ -4,7 +4,7 @@ export { startEmulator, type RunningEmulator, type StartEmulatorOptions } from '
 export { resolveEmulatorOptions, type EmulatorOptions, type ResolvedEmulatorOptions } from './emulator-options.js';
 export type { EmulatorControl } from './emulator-control.js';
 export { EmulatorCounters, type RouteCounters } from './emulator-counters.js';
-export type { ReceivedMessage } from './received-message.js';
+export type { ReceivedCreate, ReceivedMessage } from './received-message.js';
 export {
   computeWindow,
   defaultPathCount,
@@ -13,7 +13,7 @@ export {
   type SiteTotals,
   type VisitorRow,
 } from './compute-window.js';
-export { isSeededArchived, seededJob, type AgentJob, type AgentJobStatus } from './agent-job.js';
+export { isSeededArchived, runTimeMs, seededJob, type AgentJob, type AgentJobStatus } from './agent-job.js';
 export type { AgentJobPatch } from './agent-job-store.js';
 export { FAULT_KINDS, ROUTE_NAMES, type Fault, type FaultKind, type FaultRates, type FaultTiming, type RouteName } from './faults.js';
 export { parseApiDate } from './api-date.js';

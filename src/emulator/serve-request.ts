@@ -34,7 +34,7 @@ export async function serveRequest(
     if (fault.kind !== 'delay') return strike(ctx, route, request, reply, fault, answer);
     await ctx.sleeper.sleep(fault.ms);
   }
-  if (answer.status === 200) ctx.counters.routes[route].served++;
+  if (answer.status >= 200 && answer.status < 300) ctx.counters.routes[route].served++;
   send(ctx, route, reply, answer);
 }
 

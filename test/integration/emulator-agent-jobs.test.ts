@@ -91,6 +91,7 @@ describe('emulator agent jobs: messages', () => {
       prompt: 'Document the webhooks retry policy',
       receivedAt: nowMs,
       statusBefore: 'completed',
+      runMs: AGENT_TIME_MS,
     });
     nowMs += AGENT_TIME_MS - 1;
     expect((await getJob('acme', jobId)).body.status).toBe('active');

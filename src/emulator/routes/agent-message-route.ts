@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errorAnswer, rateLimitedAnswer, type Answer, type EmulatorContext } from '../emulator-context.js';
 import { serveRequest } from '../serve-request.js';
+import { parsePrompt } from './agent-prompt-body.js';
 
 interface JobParams {
   projectId: string;
@@ -28,19 +29,6 @@ function messageAnswer(ctx: EmulatorContext, { projectId, id }: JobParams, rawBo
   if (!job) return errorAnswer(404, `Agent job ${id} not found`);
   if (job.status === 'archived') return errorAnswer(400, `Agent job ${id} is archived and cannot receive messages`);
   const run = ctx.jobs.startRun(projectId, id);
-  ctx.messages.push({ projectId, jobId: id, prompt, receivedAt: ctx.options.now(), statusBefore: run.statusBefore });
+  ctx.messages.push({ projectId, jobId: id, prompt, receivedAt: ctx.options.now(), statusBefore: run.statusBefore, runMs: run.runMs });
   return { status: 200, body: run.job };
-}
-
-/** The body arrives as text (see createEmulator) so that broken JSON is answered in the API's shape. */
-function parsePrompt(rawBody: string | undefined): string | { problem: string } {
-  let body: unknown;
-  try {
-    body = rawBody === undefined || rawBody === '' ? undefined : JSON.parse(rawBody);
-  } catch {
-    return { problem: 'body must be a JSON object' };
-  }
-  const prompt = typeof body === 'object' && body !== null ? (body as { prompt?: unknown }).prompt : undefined;
-  if (typeof prompt !== 'string' || prompt.length === 0) return { problem: 'prompt must be a non-empty string' };
-  return prompt;
 }
