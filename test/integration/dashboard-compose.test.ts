@@ -1,119 +1,212 @@
 /**
- * The production compose file and Dockerfile, checked without Docker (this machine has no compose
- * plugin): the structure is read by indentation from a YAML kept deliberately simple, and the
- * commands and settings it uses are checked against the CLI and config they drive.
+ * The production compose file and Dockerfile, checked without starting anything. docker-compose.yml
+ * is read by a real YAML parser (merge keys resolved, as Compose does), so services, images,
+ * healthchecks, environment and volumes are asserted as data; when the Compose plugin is present,
+ * `docker compose config` must accept the file too. The commands and settings it uses are checked
+ * against the CLI and config they drive.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
 import { runCli } from '../support/run-cli.js';
 
-const compose = readFileSync('docker-compose.yml', 'utf8');
+const composeText = readFileSync('docker-compose.yml', 'utf8');
 const dockerfile = readFileSync('Dockerfile', 'utf8');
 const dockerignore = readFileSync('.dockerignore', 'utf8');
 const configSource = readFileSync('config/index.ts', 'utf8');
 
-/** Lines without comments and blank lines, with their indentation. */
-const lines = compose
-  .split('\n')
-  .filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'))
-  .map((l) => ({ indent: l.length - l.trimStart().length, text: l.trim() }));
+const document = parseDocument(composeText, { merge: true, uniqueKeys: true });
 
-/** The text under `key:` at `indent` inside `within` (all lines by default), up to the next sibling. */
-function section(key: string, indent: number, within = lines): typeof lines {
-  const start = within.findIndex((l) => l.indent === indent && (l.text === `${key}:` || l.text.startsWith(`${key}: `)));
-  if (start === -1) return [];
-  const out: typeof lines = [];
-  for (const l of within.slice(start + 1)) {
-    if (l.indent <= indent) break;
-    out.push(l);
-  }
-  return out;
+interface Healthcheck {
+  test: string[];
+  interval: string;
+  timeout: string;
+  retries: number;
+}
+interface Service {
+  image?: string;
+  build?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  volumes?: string[];
+  ports?: string[];
+  healthcheck?: Healthcheck;
+  depends_on?: Record<string, { condition: string }>;
+  restart?: string;
+  init?: boolean;
+  stop_grace_period?: string;
+  container_name?: string;
+  ulimits?: Record<string, { soft: number; hard: number }>;
+}
+interface Compose {
+  name: string;
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
 }
 
-const childKeys = (block: typeof lines, indent: number): string[] =>
-  block.filter((l) => l.indent === indent && /^[\w.-]+:/.test(l.text)).map((l) => l.text.slice(0, l.text.indexOf(':')));
-const services = section('services', 0);
-const service = (name: string) => section(name, 2, services);
-const text = (block: typeof lines) => block.map((l) => l.text).join('\n');
+const compose = document.toJS({ maxAliasCount: 100 }) as Compose;
+const service = (name: string): Service => {
+  const found = compose.services[name];
+  if (!found) throw new Error(`docker-compose.yml has no service ${name}`);
+  return found;
+};
+const MINTPIPE_ROLES = ['worker', 'scheduler', 'dashboard'];
+const API_ROLES = ['worker', 'scheduler'];
 
-/** Environment variable names set in an `x-…-env` block. */
-function envKeys(anchorKey: string): string[] {
-  return childKeys(section(anchorKey, 0), 2).filter((k) => k !== '<<');
+/** The variable a `${NAME…}` value reads, and whether Compose stops when it is unset (`:?`). */
+function interpolation(value: string | undefined): { name: string; required: boolean } | undefined {
+  const match = /^\$\{([A-Z_][A-Z0-9_]*)(:?[-?])?/.exec(value ?? '');
+  return match ? { name: match[1]!, required: match[2] === ':?' } : undefined;
 }
+
+/** Every string in the parsed file, with its path, for checks that hold everywhere. */
+function strings(value: unknown, path = ''): Array<{ path: string; text: string }> {
+  if (typeof value === 'string') return [{ path, text: value }];
+  if (Array.isArray(value)) return value.flatMap((v, i) => strings(v, `${path}[${i}]`));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => strings(v, path ? `${path}.${k}` : k));
+  return [];
+}
+
+/** Duration in Compose/mintpipe form (`45s`, `2m`) in seconds. */
+function seconds(duration: string | undefined): number {
+  const match = /^(\d+)(s|m)$/.exec(duration ?? '');
+  if (!match) throw new Error(`not a duration: ${duration}`);
+  return Number(match[1]) * (match[2] === 'm' ? 60 : 1);
+}
+
+function composePlugin(): { present: true } | { present: false; reason: string } {
+  const probe = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8', timeout: 10_000 });
+  if (probe.error) return { present: false, reason: `no docker command (${probe.error.message})` };
+  if (probe.status !== 0) return { present: false, reason: 'docker has no compose plugin' };
+  return { present: true };
+}
+const plugin = composePlugin();
 
 describe('docker-compose.yml', () => {
-  it('uses spaces only, and every alias names a defined anchor', () => {
-    expect(compose).not.toMatch(/\t/);
-    const anchors = new Set([...compose.matchAll(/&([\w-]+)/g)].map((m) => m[1]));
-    const aliases = [...compose.matchAll(/\*([\w-]+)/g)].map((m) => m[1]).filter((a) => a !== undefined && /^[a-z]/.test(a) && compose.includes(`<<: *${a}`));
-    expect(aliases.length).toBeGreaterThan(0);
-    for (const alias of aliases) expect(anchors, alias).toContain(alias);
+  it('parses as YAML without errors or warnings, every alias naming a defined anchor', () => {
+    expect(document.errors).toEqual([]);
+    expect(document.warnings).toEqual([]);
+    expect(composeText).not.toMatch(/\t/);
+    expect(compose.name).toBe('mintpipe');
   });
 
   it('has redis, clickhouse, worker, scheduler and dashboard services', () => {
-    expect(childKeys(services, 2).sort()).toEqual(['clickhouse', 'dashboard', 'redis', 'scheduler', 'worker']);
+    expect(Object.keys(compose.services).sort()).toEqual(['clickhouse', 'dashboard', 'redis', 'scheduler', 'worker']);
   });
 
-  it('runs the official redis:7 with append-only on and its data on a volume', () => {
-    const redis = text(service('redis'));
-    expect(redis).toMatch(/^image: redis:7$/m);
-    expect(redis).toMatch(/"--appendonly", "yes"/);
-    expect(redis).toMatch(/^- redis-data:\/data$/m);
-    expect(redis).toMatch(/redis-cli", "ping"/);
+  it('runs the official redis:7 with append-only on, its data on a volume, and a ping healthcheck', () => {
+    const redis = service('redis');
+    expect(redis.image).toBe('redis:7');
+    expect(redis.command?.slice(0, 3)).toEqual(['redis-server', '--appendonly', 'yes']);
+    expect(redis.command?.join(' ')).toContain('--maxmemory-policy noeviction');
+    expect(redis.volumes).toEqual(['redis-data:/data']);
+    expect(redis.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
+    expect(redis.restart).toBe('unless-stopped');
   });
 
-  it('runs clickhouse/clickhouse-server with its data on a volume and raised file limits', () => {
+  it('runs clickhouse/clickhouse-server with its data on a volume, raised file limits and a ping healthcheck', () => {
     const clickhouse = service('clickhouse');
-    expect(text(clickhouse)).toMatch(/^image: clickhouse\/clickhouse-server:\d+/m);
-    expect(text(clickhouse)).toMatch(/^- clickhouse-data:\/var\/lib\/clickhouse$/m);
-    expect(text(section('nofile', 6, section('ulimits', 4, clickhouse)))).toMatch(/soft: 262144[\s\S]*hard: 262144/);
+    expect(clickhouse.image).toMatch(/^clickhouse\/clickhouse-server:\d+(\.\d+)*$/);
+    expect(clickhouse.volumes).toEqual(['clickhouse-data:/var/lib/clickhouse', 'clickhouse-logs:/var/log/clickhouse-server']);
+    expect(clickhouse.ulimits?.nofile).toEqual({ soft: 262144, hard: 262144 });
+    expect(clickhouse.healthcheck?.test.at(-1)).toBe('http://127.0.0.1:8123/ping');
+    expect(interpolation(clickhouse.environment?.CLICKHOUSE_PASSWORD)).toEqual({ name: 'CLICKHOUSE_PASSWORD', required: true });
   });
 
-  it('declares the named volumes it mounts', () => {
-    expect(childKeys(section('volumes', 0), 2).sort()).toEqual(['clickhouse-data', 'clickhouse-logs', 'redis-data']);
+  it('gives every healthcheck an interval, a timeout shorter than it, and retries', () => {
+    const checked = Object.entries(compose.services).filter(([, s]) => s.healthcheck);
+    expect(checked.map(([name]) => name).sort()).toEqual(['clickhouse', 'dashboard', 'redis']);
+    for (const [name, s] of checked) {
+      expect(s.healthcheck!.test[0], name).toBe('CMD');
+      expect(seconds(s.healthcheck!.timeout), name).toBeLessThan(seconds(s.healthcheck!.interval));
+      expect(s.healthcheck!.retries, name).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it('declares exactly the named volumes it mounts', () => {
+    const mounted = Object.values(compose.services).flatMap((s) => (s.volumes ?? []).map((v) => v.split(':')[0]));
+    expect(Object.keys(compose.volumes).sort()).toEqual([...new Set(mounted)].sort());
+    expect(Object.keys(compose.volumes).sort()).toEqual(['clickhouse-data', 'clickhouse-logs', 'redis-data']);
+  });
+
+  it('runs the three mintpipe roles from one image, after Redis and ClickHouse are healthy, with a stop grace beyond the shutdown grace', () => {
+    for (const name of MINTPIPE_ROLES) {
+      const role = service(name);
+      expect(role.image, name).toBe('${MINTPIPE_IMAGE:-mintpipe:latest}');
+      expect(role.build, name).toBe('.');
+      expect(role.init, name).toBe(true);
+      expect(role.depends_on, name).toEqual({ redis: { condition: 'service_healthy' }, clickhouse: { condition: 'service_healthy' } });
+      const grace = /:-(\w+)\}$/.exec(role.environment?.MINTPIPE_SHUTDOWN_GRACE ?? '')?.[1];
+      expect(seconds(role.stop_grace_period), name).toBeGreaterThan(seconds(grace));
+    }
   });
 
   it('keeps workers scalable: no container name, no published ports', () => {
-    const worker = text(service('worker'));
-    expect(worker).toMatch(/^command: \["worker"\]$/m);
-    expect(worker).not.toMatch(/container_name|ports:/);
-    expect(compose).not.toMatch(/container_name/);
+    expect(service('worker').command).toEqual(['worker']);
+    expect(service('worker').ports).toBeUndefined();
+    for (const [name, s] of Object.entries(compose.services)) expect(s.container_name, name).toBeUndefined();
   });
 
-  it('runs the scheduler as start without workers or dashboard, and the dashboard on all interfaces behind a required token', () => {
-    expect(text(service('scheduler'))).toMatch(/^command: \["start", "--no-workers", "--no-dashboard"\]$/m);
-    const dashboard = text(service('dashboard'));
-    expect(dashboard).toMatch(/^command: \["dashboard", "--host", "0\.0\.0\.0", "--port", "3000"\]$/m);
-    expect(dashboard).toMatch(/^MINTPIPE_DASHBOARD_TOKEN: \$\{MINTPIPE_DASHBOARD_TOKEN:\?/m);
-    expect(dashboard).toMatch(/^- "\$\{MINTPIPE_DASHBOARD_PUBLISH:-127\.0\.0\.1:3000\}:3000"$/m);
+  it('runs the scheduler as start without workers or dashboard, and the dashboard on all interfaces behind a required token, published on loopback', () => {
+    expect(service('scheduler').command).toEqual(['start', '--no-workers', '--no-dashboard']);
+    expect(service('scheduler').ports).toBeUndefined();
+    const dashboard = service('dashboard');
+    expect(dashboard.command).toEqual(['dashboard', '--host', '0.0.0.0', '--port', '3000']);
+    expect(interpolation(dashboard.environment?.MINTPIPE_DASHBOARD_TOKEN)).toEqual({ name: 'MINTPIPE_DASHBOARD_TOKEN', required: true });
+    expect(dashboard.ports).toEqual(['${MINTPIPE_DASHBOARD_PUBLISH:-127.0.0.1:3000}:3000']);
+    expect(dashboard.healthcheck?.test.join(' ')).toContain('http://127.0.0.1:3000/healthz');
   });
 
   it('requires the API key from the environment for the roles that call the API, and gives none to the dashboard', () => {
-    expect(text(section('x-mintpipe-api-env', 0))).toMatch(/^MINTLIFY_API_KEY: \$\{MINTLIFY_API_KEY:\?/m);
-    expect(text(service('worker'))).toMatch(/<<: \*mintpipe-api-env/);
-    expect(text(service('scheduler'))).toMatch(/<<: \*mintpipe-api-env/);
-    expect(text(service('dashboard'))).not.toMatch(/mintpipe-api-env|MINTLIFY_API_KEY/);
-    expect(compose).not.toMatch(/mint_[A-Za-z0-9]/);
+    for (const name of API_ROLES) {
+      expect(interpolation(service(name).environment?.MINTLIFY_API_KEY), name).toEqual({ name: 'MINTLIFY_API_KEY', required: true });
+    }
+    const dashboardEnv = Object.keys(service('dashboard').environment ?? {});
+    expect(dashboardEnv.filter((key) => key.startsWith('MINTLIFY_'))).toEqual([]);
+    for (const name of ['redis', 'clickhouse']) expect(Object.keys(service(name).environment ?? {}), name).not.toContain('MINTLIFY_API_KEY');
+    for (const { path, text } of strings(compose)) expect(text, path).not.toMatch(/mint_[A-Za-z0-9]/);
   });
 
-  it('points every role at the shared Redis and the ClickHouse server', () => {
-    const env = text(section('x-mintpipe-env', 0));
-    expect(env).toMatch(/^REDIS_URL: redis:\/\/redis:6379$/m);
-    expect(env).toMatch(/^CLICKHOUSE_URL: \$\{CLICKHOUSE_URL:-http:\/\/clickhouse:8123\}$/m);
+  it('points every role at the shared Redis and the ClickHouse server, with the ClickHouse password required', () => {
+    for (const name of MINTPIPE_ROLES) {
+      const env = service(name).environment ?? {};
+      expect(env.REDIS_URL, name).toBe('redis://redis:6379');
+      expect(env.CLICKHOUSE_URL, name).toBe('${CLICKHOUSE_URL:-http://clickhouse:8123}');
+      expect(interpolation(env.CLICKHOUSE_PASSWORD), name).toEqual({ name: 'CLICKHOUSE_PASSWORD', required: true });
+    }
   });
 
   it('sets only environment variables that mintpipe reads', () => {
-    const keys = [...envKeys('x-mintpipe-env'), ...envKeys('x-mintpipe-api-env'), 'MINTPIPE_DASHBOARD_TOKEN'];
-    expect(keys.length).toBeGreaterThan(10);
+    const keys = new Set(MINTPIPE_ROLES.flatMap((name) => Object.keys(service(name).environment ?? {})));
+    expect(keys.size).toBeGreaterThan(10);
     for (const key of keys) expect(configSource, key).toMatch(new RegExp(`'${key}'|env\\.${key}\\b`));
   });
 
-  it('closes every ${…} interpolation', () => {
-    for (const line of compose.split('\n')) {
-      const opened = (line.match(/\$\{/g) ?? []).length;
-      const closed = [...line.matchAll(/\$\{[A-Z_]+(?::?[-?][^}]*)?\}/g)].length;
-      expect(closed, line).toBe(opened);
+  it('closes every ${…} interpolation and names a variable in each', () => {
+    const values = strings(compose).filter(({ text }) => text.includes('$'));
+    expect(values.length).toBeGreaterThan(10);
+    for (const { path, text } of values) {
+      const opened = (text.match(/\$\{/g) ?? []).length;
+      const closed = [...text.matchAll(/\$\{[A-Z_][A-Z0-9_]*(?::?[-?][^}]*)?\}/g)].length;
+      expect(closed, `${path}: ${text}`).toBe(opened);
     }
+  });
+
+  describe.skipIf(!plugin.present)(plugin.present ? 'docker compose config' : `docker compose config (skipped: ${plugin.reason})`, () => {
+    const env = { ...process.env, CLICKHOUSE_PASSWORD: 'x', MINTLIFY_API_KEY: 'placeholder', MINTPIPE_DASHBOARD_TOKEN: 'placeholder-token-0123456789' };
+    it('accepts the file with the required settings given', () => {
+      const run = spawnSync('docker', ['compose', '-f', 'docker-compose.yml', 'config', '--quiet'], { encoding: 'utf8', env, timeout: 30_000 });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+    });
+
+    it('stops with a message naming the API key when it is missing', () => {
+      const { MINTLIFY_API_KEY: _omitted, ...without } = env;
+      const run = spawnSync('docker', ['compose', '-f', 'docker-compose.yml', 'config', '--quiet'], { encoding: 'utf8', env: without, timeout: 30_000 });
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toContain('MINTLIFY_API_KEY');
+    });
   });
 
   it('uses CLI flags that exist', async () => {
