@@ -150,6 +150,18 @@ export class MintlifyClient {
     );
   }
 
+  /**
+   * Starts a new agent job with its first prompt (201 → the job). As non-idempotent as a send,
+   * under the same rules: retried only after a 429 or a connection never made; a failure that may
+   * have reached the server is an AmbiguousSendError (a job may exist that we do not know of).
+   */
+  async createAgentJob(projectId: string, prompt: string, call?: CallOptions): Promise<AgentJob> {
+    const op = 'createAgentJob';
+    const path = `v2/agent/${pathSegment(op, 'projectId', projectId)}/job`;
+    if (typeof prompt !== 'string' || prompt.length === 0) throw new InvalidRequestError({ op, serverMessage: 'prompt: empty' });
+    return this.#execute({ op, context: { project: projectId }, method: 'post', path, json: { prompt }, schema: agentJobSchema }, call);
+  }
+
   async getAgentJob(projectId: string, jobId: string, call?: CallOptions): Promise<AgentJob> {
     const op = 'getAgentJob';
     const path = `v2/agent/${pathSegment(op, 'projectId', projectId)}/job/${pathSegment(op, 'jobId', jobId)}`;
