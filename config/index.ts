@@ -85,6 +85,12 @@ export interface MintpipeConfig {
     maxPromptBytes: number;
     /** How long a finished batch's records stay in Redis (outcomes stay in the warehouse). @default 2592000000 (30 days) */
     retentionMs: number;
+    /**
+     * Whether agent job creates spend the per-project message budget (`shared`: the spec does not
+     * say whether they share one, so the safe reading) or a budget of their own of the same rate
+     * (`separate`). `MINTPIPE_CREATE_BUDGET`. @default 'shared'
+     */
+    createBudget: 'shared' | 'separate';
   };
   dashboard: {
     /** Interface the dashboard listens on. @default 127.0.0.1 */
@@ -155,6 +161,12 @@ function flag(env: Env, key: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
   throw new ConfigError(key, `expected true or false, got "${env[key]}"`);
+}
+
+function oneOf<T extends string>(env: Env, key: string, fallback: T, allowed: readonly T[]): T {
+  const raw = text(env, key, fallback).toLowerCase();
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(key, `expected ${allowed.join(' or ')}, got "${env[key]}"`);
+  return raw as T;
 }
 
 function rate(env: Env, key: string, fallback: string): RateLimit | null {
@@ -271,6 +283,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       maxPromptBytes: integer(env, 'MINTPIPE_PROMPT_MAX_BYTES', 32_768, 1, 10_000_000),
       // A Redis expiry, not a timer: 30d and more are fine.
       retentionMs: duration(env, 'MINTPIPE_PROMPT_RETENTION', 30 * 86_400_000),
+      createBudget: oneOf(env, 'MINTPIPE_CREATE_BUDGET', 'shared', ['shared', 'separate'] as const),
     },
     dashboard: {
       host: text(env, 'MINTPIPE_DASHBOARD_HOST', '127.0.0.1'),

@@ -1,0 +1,36 @@
+/**
+ * The test run StrykerJS uses for each mutant (`npm run mutation`): the normal config without the
+ * tests that exercise mintpipe only through a spawned CLI or worker process, because a child
+ * process never sees the mutant under test (they would only cost time), nor the browser test.
+ */
+import { defineConfig, mergeConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+const SEES_NO_MUTANTS = [
+  'test/integration/cli-export.test.ts',
+  'test/integration/dashboard-browser.test.ts',
+  'test/integration/dashboard-command.test.ts',
+  'test/integration/dashboard-compose.test.ts',
+  'test/integration/export-crash.test.ts',
+  'test/integration/lifecycle.test.ts',
+  'test/integration/prompts-cli.test.ts',
+  'test/integration/prompts-crash.test.ts',
+  'test/integration/warehouse-lock.test.ts',
+];
+
+export default mergeConfig(
+  base,
+  defineConfig({
+    plugins: [
+      {
+        // Stryker's vitest runner asks for the threads pool, but the embedded ClickHouse engine
+        // allows one data directory per process, so test files must keep a process each.
+        name: 'mintpipe-mutation-forks',
+        configureVitest({ project }) {
+          project.config.pool = 'forks';
+        },
+      },
+    ],
+    test: { exclude: ['**/node_modules/**', ...SEES_NO_MUTANTS] },
+  }),
+);
