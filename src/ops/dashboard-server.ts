@@ -1,7 +1,8 @@
 /**
  * The dashboard server (fastify): the mintpipe page at `/`, its JSON at `/api/*`, Bull Board at
- * `/queues`, Prometheus text at `/metrics`, and `/healthz`. Loopback only unless a token is set;
- * with a token, everything but /healthz requires it. Nothing here can reach the API key: the server
+ * `/queues`, Prometheus text at `/metrics`, and `/healthz`. Loopback only and read-only unless a
+ * token is set; with a token, everything but /healthz requires it (writes included). Only requests
+ * naming a served host are answered (DNS rebinding). Nothing here can reach the API key: the server
  * only gets the queues, Redis and the warehouse (see OpsSource).
  */
 import Fastify, { type FastifyError } from 'fastify';
@@ -11,6 +12,8 @@ import { registerBullBoard } from './bull-board.js';
 import { registerDashboardApi } from './dashboard-api.js';
 import { requireToken } from './dashboard-auth.js';
 import { assertBindAllowed } from './dashboard-bind.js';
+import { requireServedHost, servedHostNames } from './dashboard-hosts.js';
+import { refuseWrites } from './dashboard-read-only.js';
 import { checkHealth } from './health.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { OpsSource } from './ops-source.js';
@@ -23,8 +26,10 @@ export interface DashboardOptions {
   host: string;
   /** Port; 0 picks a free one (the URL says which). @default from config: 3000 */
   port: number;
-  /** Required on every route but /healthz when set (`MINTPIPE_DASHBOARD_TOKEN`). @default undefined */
+  /** Required on every route but /healthz when set (`MINTPIPE_DASHBOARD_TOKEN`); without it the dashboard only reads. @default undefined */
   token?: string;
+  /** Host header names served besides localhost, 127.0.0.1, [::1] and `host` (`MINTPIPE_DASHBOARD_HOSTS`). @default [] */
+  hosts?: readonly string[];
   /** The process's metrics, fed by its workers. @default a fresh registry (queue and warehouse gauges only) */
   metrics?: Metrics;
   logger: Logger;
@@ -68,7 +73,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   });
   // Fastify's default 404 echoes the URL; say less.
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
+  // Order matters: a foreign Host is refused before anything else, including the token check.
+  requireServedHost(app, servedHostNames(options.host, options.hosts));
   if (token) requireToken(app, token);
+  else refuseWrites(app);
 
   registerPageAssets(app);
   registerDashboardApi(app, source);
@@ -80,7 +88,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     const text = await metrics.render(source);
     return reply.type(metrics.contentType).send(text);
   });
-  await registerBullBoard(app, source);
+  await registerBullBoard(app, source, { readOnly: !token });
 
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();

@@ -41,7 +41,7 @@ async function serveDashboard(flags: DashboardFlags): Promise<void> {
   const metrics = createMetrics();
   const runtime = await Runtime.open({ config: context.config, logger: context.logger });
   try {
-    const dashboard = await startDashboard({ runtime, host, port, token: context.config.dashboard.token, metrics, logger: context.logger });
+    const dashboard = await startDashboard({ runtime, host, port, token: context.config.dashboard.token, hosts: context.config.dashboard.hosts, metrics, logger: context.logger });
     runtime.onClose(() => dashboard.close());
     process.stdout.write(`dashboard: ${dashboard.url}   queues: ${dashboard.url}/queues   metrics: ${dashboard.url}/metrics\n`);
   } catch (err) {

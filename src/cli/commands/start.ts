@@ -84,6 +84,7 @@ async function start(flags: StartFlags): Promise<void> {
         host: config.dashboard.host,
         port: config.dashboard.port,
         token: config.dashboard.token,
+        hosts: config.dashboard.hosts,
         metrics,
         logger: context.logger,
       });
