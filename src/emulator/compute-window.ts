@@ -8,6 +8,10 @@
  * so `max(human, ai) ≤ total ≤ human + ai` and usually `total < human + ai`. Site-wide totals
  * deduplicate across pages (visitors read several pages), so they are far below the sum of rows
  * and obey the same invariant. Windows are computed independently: a week is not the sum of its days.
+ *
+ * Page views (`measure: 'views'`) are events, not people: the same pages with their own per-window
+ * draws, counts growing linearly with days, agents viewing more pages per visit, `total = human + ai`
+ * on every row and window totals that are the sums of the rows.
  */
 import { parseApiDate } from './api-date.js';
 import { DocsPathSpace } from './docs-paths.js';
@@ -43,6 +47,14 @@ const TOP_PAGE_DAILY_UNIQUES = 8000;
 const DAYS_EXPONENT = 0.75;
 /** Paths per window when the project id does not say: roughly 1200 × (1 + ln(days)). */
 const BASE_PATHS_PER_WINDOW = 1200;
+/** Views of a project's top page on an average day (before the per-project scale). */
+const TOP_PAGE_DAILY_VIEWS = 14_000;
+/** Salt of the views measure, so its draws do not repeat the visitors draws. */
+const VIEWS_SALT = 0x71e35;
+
+/** What a traffic window counts: unique visitors or view events. */
+export type TrafficMeasure = 'visitors' | 'views';
+
 /** Guards memory: a window holds every row of itself in the cache. */
 export const MAX_PATHS_PER_WINDOW = 5_000_000;
 
@@ -106,6 +118,17 @@ export class CompactWindow {
     return this.order.length;
   }
 
+  /** Path number of the row at serving position `position` (draws per path key on it). */
+  pathNumber(position: number): number {
+    return this.order[position]!;
+  }
+
+  /** The row at serving position `position`. */
+  rowAt(position: number): VisitorRow {
+    const i = this.order[position]!;
+    return { path: this.paths.name(i), human: this.human[i]!, ai: this.ai[i]!, total: this.total[i]! };
+  }
+
   /** Rows `offset` … `offset + limit - 1` in serving order (fewer at the end). */
   rows(offset: number, limit: number): VisitorRow[] {
     const end = Math.min(this.order.length, offset + limit);
@@ -126,13 +149,18 @@ export function computeCompactWindow(
   toMs: number,
   count: number,
   revision: number,
+  measure: TrafficMeasure = 'visitors',
 ): CompactWindow {
+  const views = measure === 'views';
   const projectKey = hashNumbers(seed, hashString(projectId));
-  const windowKey = hashNumbers(projectKey, fromMs, toMs, revision);
+  const windowKey = views ? hashNumbers(projectKey, fromMs, toMs, revision, VIEWS_SALT) : hashNumbers(projectKey, fromMs, toMs, revision);
   // A project's size and its window's mood: both shift every number of the window together.
   const projectScale = 0.5 + 1.5 * unitFloat(hash2(projectKey, 1));
   const windowNoise = Math.exp((unitFloat(hash2(windowKey, 1)) - 0.5) * 0.1);
-  const top = TOP_PAGE_DAILY_UNIQUES * projectScale * windowDays(fromMs, toMs) ** DAYS_EXPONENT * windowNoise;
+  const days = windowDays(fromMs, toMs);
+  const top = views
+    ? TOP_PAGE_DAILY_VIEWS * projectScale * days * windowNoise
+    : TOP_PAGE_DAILY_UNIQUES * projectScale * days ** DAYS_EXPONENT * windowNoise;
 
   const human = new Int32Array(count);
   const ai = new Int32Array(count);
@@ -147,13 +175,13 @@ export function computeCompactWindow(
     const baseShare = 0.1 + 0.5 * unitFloat(hash2(projectKey, i + 7)) ** 2;
     const aiShare = Math.min(0.95, baseShare * Math.exp((unitFloat(hash2(pathKey, 12)) - 0.5) * 0.4));
     let h = Math.round(expected * (1 - aiShare));
-    let a = Math.round(expected * aiShare);
+    let a = Math.round(expected * aiShare * (views ? 1.5 : 1));
     if (h + a === 0) {
       if (aiShare > 0.5) a = 1;
       else h = 1;
     }
     // Some visitors show up as both (an agent session and a browser sharing one visitor id).
-    const overlap = Math.round(Math.min(h, a) * (0.1 + 0.5 * unitFloat(hash2(pathKey, 13))));
+    const overlap = views ? 0 : Math.round(Math.min(h, a) * (0.1 + 0.5 * unitFloat(hash2(pathKey, 13))));
     const t = h + a - overlap;
     human[i] = h;
     ai[i] = a;
@@ -166,7 +194,8 @@ export function computeCompactWindow(
   }
 
   const paths = new DocsPathSpace(seed, projectId, count);
-  return new CompactWindow(siteTotals(windowKey, sums), servingOrder(total, sums.maxTotal, paths), human, ai, total, paths);
+  const totals = views ? { human: sums.human, ai: sums.ai, total: sums.human + sums.ai } : siteTotals(windowKey, sums);
+  return new CompactWindow(totals, servingOrder(total, sums.maxTotal, paths), human, ai, total, paths);
 }
 
 /** Path numbers sorted by total desc, then path asc: one numeric sort on combined keys when they fit. */

@@ -1,5 +1,5 @@
 /**
- * A spec-faithful local Mintlify API (the three operations mintpipe uses) on fastify, with
+ * A spec-faithful local Mintlify API (the eight analytics operations and the agent ones) on fastify, with
  * deterministic data, rate limits and fault injection. `createEmulator` builds it without
  * listening (use `app.inject` or `startEmulator`).
  *
@@ -19,6 +19,13 @@ import type { ReceivedCreate, ReceivedMessage } from './received-message.js';
 import { registerAgentCreateRoute } from './routes/agent-create-route.js';
 import { registerAgentJobRoute } from './routes/agent-job-route.js';
 import { registerAgentMessageRoute } from './routes/agent-message-route.js';
+import { registerAssistantCallerStatsRoute } from './routes/assistant-caller-stats-route.js';
+import { registerAssistantRoute } from './routes/assistant-route.js';
+import { registerAssistantThreadRoute } from './routes/assistant-thread-route.js';
+import { registerFeedbackByPageRoute } from './routes/feedback-by-page-route.js';
+import { registerFeedbackRoute } from './routes/feedback-route.js';
+import { registerSearchesRoute } from './routes/searches-route.js';
+import { registerViewsRoute } from './routes/views-route.js';
 import { registerVisitorsRoute } from './routes/visitors-route.js';
 import { createRandom, hashNumbers } from './seeded-random.js';
 import { Sleeper } from './sleeper.js';
@@ -77,6 +84,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     reply.code(status).send(errorAnswer(status, status === 500 ? 'Internal server error' : 'Bad request').body);
   });
   registerVisitorsRoute(app, ctx);
+  registerViewsRoute(app, ctx);
+  registerFeedbackRoute(app, ctx);
+  registerFeedbackByPageRoute(app, ctx);
+  registerAssistantRoute(app, ctx);
+  registerAssistantCallerStatsRoute(app, ctx);
+  registerSearchesRoute(app, ctx);
+  registerAssistantThreadRoute(app, ctx);
   registerAgentMessageRoute(app, ctx);
   registerAgentJobRoute(app, ctx);
   registerAgentCreateRoute(app, ctx);

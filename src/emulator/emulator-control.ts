@@ -1,6 +1,9 @@
 /** The test-facing control surface: script faults, change data and jobs, tune faults at runtime. */
 import type { AgentJob } from './agent-job.js';
 import type { AgentJobPatch } from './agent-job-store.js';
+import type { AnalyticsDataset } from './analytics-dataset.js';
+import type { FeedbackFilters } from './analytics-query.js';
+import { analyticsTruth, type TruthByDataset } from './analytics-truth.js';
 import { parseApiDate } from './api-date.js';
 import type { AnalyticsWindow } from './compute-window.js';
 import type { EmulatorContext } from './emulator-context.js';
@@ -20,8 +23,10 @@ export interface EmulatorControl {
   setLatencyMs(latencyMs: number): void;
   /** Changes every window of the project (totals and order shift); returns its new data revision. */
   mutate(projectId: string): number;
-  /** The whole window the emulator serves now (its `pathsFor` and the project's revision applied). */
+  /** The whole visitors window the emulator serves now (its `pathsFor`, knobs and the project's revision applied). */
   window(projectId: string, dateFrom: string, dateTo: string): AnalyticsWindow;
+  /** Ground truth of any analytics dataset as served now (see analytics-truth.ts for its shape). */
+  truth<D extends AnalyticsDataset>(dataset: D, projectId: string, dateFrom: string, dateTo: string, filters?: FeedbackFilters): TruthByDataset[D];
   /** A job as the API would return it now, or undefined. */
   getJob(projectId: string, jobId: string): AgentJob | undefined;
   /** Changes (or creates) a job; `status: 'active'` starts a run, another status ends one. */
@@ -48,9 +53,12 @@ export function createEmulatorControl(ctx: EmulatorContext): EmulatorControl {
       const fromMs = parseApiDate(dateFrom);
       const toMs = parseApiDate(dateTo);
       if (fromMs === undefined || toMs === undefined || toMs <= fromMs) throw new RangeError(`invalid window ${dateFrom}..${dateTo}`);
-      const window = ctx.windows.get(projectId, fromMs, toMs, pathCountFor(ctx.options, projectId, dateFrom, dateTo));
+      const ref = ctx.windows.ref(projectId, dateFrom, dateTo, fromMs, toMs);
+      const window = ctx.windows.traffic('visitors', ctx.options, ref, pathCountFor(ctx.options, projectId, dateFrom, dateTo));
       return { totals: { ...window.totals }, visitors: window.rows(0, window.size) };
     },
+    truth: (dataset, projectId, dateFrom, dateTo, filters) =>
+      analyticsTruth(ctx.options, dataset, projectId, dateFrom, dateTo, { revision: ctx.windows.revision(projectId), filters }),
     getJob: (projectId, jobId) => ctx.jobs.find(projectId, jobId),
     setJob: (projectId, jobId, patch) => ctx.jobs.patch(projectId, jobId, patch),
     archive: (projectId, jobId) => ctx.jobs.archive(projectId, jobId),

@@ -2,6 +2,7 @@
  * What the emulator saw, readable by tests at any time (the object is live). Per route: requests,
  * responses by status, resets; plus the figures tests assert on most, by name.
  */
+import { ANALYTICS_DATASETS } from './analytics-dataset.js';
 import { FAULT_KINDS, ROUTE_NAMES, type FaultKind, type RouteName } from './faults.js';
 
 export interface RouteCounters {
@@ -33,17 +34,17 @@ export class EmulatorCounters {
     this.faults = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as Record<FaultKind, number>;
   }
 
-  /** Requests to the visitors endpoint. */
+  /** Requests to the eight analytics endpoints (`routes.<dataset>` has each one's). */
   get analyticsRequests(): number {
-    return this.routes.visitors.requests;
+    return this.sumAnalytics((route) => route.requests);
   }
-  /** Pages of visitors delivered intact. */
+  /** Analytics answers delivered intact (pages, stats, threads). */
   get analyticsServed(): number {
-    return this.routes.visitors.served;
+    return this.sumAnalytics((route) => route.served);
   }
-  /** 429 answers on the visitors endpoint (budget and injected). */
+  /** 429 answers on the analytics endpoints (budget and injected). */
   get analytics429(): number {
-    return this.routes.visitors.statuses[429] ?? 0;
+    return this.sumAnalytics((route) => route.statuses[429] ?? 0);
   }
   /** Requests to the message endpoint. */
   get messageRequests(): number {
@@ -60,6 +61,10 @@ export class EmulatorCounters {
   /** Requests to the get-agent-job endpoint. */
   get jobRequests(): number {
     return this.routes.job.requests;
+  }
+
+  private sumAnalytics(figure: (route: RouteCounters) => number): number {
+    return ANALYTICS_DATASETS.reduce((sum, dataset) => sum + figure(this.routes[dataset]), 0);
   }
 
   countStatus(route: RouteName, status: number): void {

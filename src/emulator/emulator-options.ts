@@ -4,10 +4,12 @@
  */
 import type { FastifyServerOptions } from 'fastify';
 import type { RateLimit } from '../../config/durations.js';
+import { resolveAnalyticsKnobs, type AnalyticsKnobs, type ResolvedAnalyticsKnobs } from './analytics-knobs.js';
 import { defaultPathCount, MAX_PATHS_PER_WINDOW } from './compute-window.js';
 import { ROUTE_NAMES, type FaultRates, type ResolvedFaultRates } from './faults.js';
 
-export interface EmulatorOptions {
+/** The analytics knobs (item counts, order, approximate counts, extra fields…) are in AnalyticsKnobs. */
+export interface EmulatorOptions extends AnalyticsKnobs {
   /** Seed of all synthetic data (analytics, jobs) and of random faults. @default 42 */
   seed?: number;
   /**
@@ -55,7 +57,7 @@ export interface EmulatorOptions {
   now?: () => number;
 }
 
-export interface ResolvedEmulatorOptions {
+export interface ResolvedEmulatorOptions extends ResolvedAnalyticsKnobs {
   seed: number;
   pathsFor: (projectId: string, dateFrom: string, dateTo: string) => number;
   windowCacheSize: number;
@@ -75,9 +77,11 @@ export interface ResolvedEmulatorOptions {
 }
 
 export function resolveEmulatorOptions(options: EmulatorOptions = {}): ResolvedEmulatorOptions {
+  const pathsFor = options.pathsFor ?? defaultPathCount;
   return {
+    ...resolveAnalyticsKnobs(options, pathsFor),
     seed: integer('seed', options.seed ?? 42, -(2 ** 31), 2 ** 32),
-    pathsFor: options.pathsFor ?? defaultPathCount,
+    pathsFor,
     windowCacheSize: integer('windowCacheSize', options.windowCacheSize ?? 16, 1, 1000),
     windowCacheRows: integer('windowCacheRows', options.windowCacheRows ?? 4_000_000, 1, Number.MAX_SAFE_INTEGER),
     jobsPerProject: integer('jobsPerProject', options.jobsPerProject ?? 500, 0, 1e9),

@@ -9,9 +9,11 @@
  * the request consumed rate-limit budget.
  */
 
-/** The emulated operations (`create` starts an agent job). */
-export type RouteName = 'visitors' | 'message' | 'job' | 'create';
-export const ROUTE_NAMES: readonly RouteName[] = ['visitors', 'message', 'job', 'create'];
+import { ANALYTICS_DATASETS, type AnalyticsDataset } from './analytics-dataset.js';
+
+/** The emulated operations: the eight analytics ones by dataset name, and the agent ones (`create` starts an agent job). */
+export type RouteName = AnalyticsDataset | 'message' | 'job' | 'create';
+export const ROUTE_NAMES: readonly RouteName[] = [...ANALYTICS_DATASETS, 'message', 'job', 'create'];
 
 export type FaultTiming = 'before' | 'after';
 

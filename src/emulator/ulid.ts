@@ -1,0 +1,37 @@
+/**
+ * ULIDs (26 characters of Crockford base32: 48 bits of milliseconds, then 80 bits chosen by the
+ * caller). The emulator builds them from hashes, never from a random source, so ids and cursors
+ * are reproducible. The spec types assistant cursors and thread ids as ULIDs.
+ */
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const ULID_PATTERN = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+const RANDOM_BITS = 80n;
+const RANDOM_MASK = (1n << RANDOM_BITS) - 1n;
+
+/** Encodes `timeMs` (0 … 2^48-1) and an 80-bit `random` part. */
+export function encodeUlid(timeMs: number, random: bigint): string {
+  let value = (BigInt(Math.floor(timeMs)) << RANDOM_BITS) | (random & RANDOM_MASK);
+  let text = '';
+  for (let i = 0; i < 26; i++) {
+    text = ALPHABET[Number(value & 31n)]! + text;
+    value >>= 5n;
+  }
+  return text;
+}
+
+/** The two parts of a ULID, or undefined when `text` is not one (case-sensitive, upper case). */
+export function decodeUlid(text: string): { timeMs: number; random: bigint } | undefined {
+  if (!ULID_PATTERN.test(text)) return undefined;
+  let value = 0n;
+  for (const char of text) value = (value << 5n) | BigInt(ALPHABET.indexOf(char));
+  return { timeMs: Number(value >> RANDOM_BITS), random: value & RANDOM_MASK };
+}
+
+export function isUlid(text: string): boolean {
+  return ULID_PATTERN.test(text);
+}
+
+/** 80 bits from three 32-bit hashes (the top 16 bits of the first are dropped). */
+export function randomPart(a: number, b: number, c: number): bigint {
+  return (BigInt(a >>> 0) << 64n) | (BigInt(b >>> 0) << 32n) | BigInt(c >>> 0);
+}
