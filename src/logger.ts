@@ -1,11 +1,14 @@
 /**
  * The one pino logger factory. Secrets are redacted here, at the logger, so no call site has to
- * remember: any `authorization` header, `apiKey`/`key` field, and any `mint_…` token inside a
- * message string.
+ * remember: every serialized line (message, every field, child bindings, errors with their stacks
+ * and causes) passes the process redactor (src/secrets/registered-secrets.ts) just before it is
+ * written, and `authorization` headers and `apiKey`/`key` fields are censored whole.
  */
 import pino, { type Logger } from 'pino';
+import { redactSecrets } from './secrets/registered-secrets.js';
 
 export type { Logger } from 'pino';
+export { redactSecrets, registerSecret } from './secrets/registered-secrets.js';
 
 const REDACT_PATHS = [
   'apiKey',
@@ -18,11 +21,6 @@ const REDACT_PATHS = [
   '*.headers.authorization',
   'config.api.key',
 ];
-
-/** Replaces anything that looks like a Mintlify admin key. */
-export function redactSecrets(text: string): string {
-  return text.replace(/mint_[A-Za-z0-9_-]+/g, 'mint_[REDACTED]');
-}
 
 export interface LoggerOptions {
   /** @default info */
@@ -40,18 +38,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     level,
     base: { pid: process.pid },
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
-    formatters: {
-      log(object: Record<string, unknown>) {
-        // Error messages can quote URLs or bodies; scrub key-shaped tokens from them.
-        const err = object.err as { message?: unknown } | undefined;
-        if (err && typeof err.message === 'string') err.message = redactSecrets(err.message);
-        return object;
-      },
-    },
     hooks: {
-      logMethod(args: unknown[], method: (...a: unknown[]) => void) {
-        method.apply(this, args.map((a) => (typeof a === 'string' ? redactSecrets(a) : a)));
-      },
+      // The whole JSON line, after serializers: nothing a field, a binding or an error adds escapes.
+      // The redactor never matches quotes or backslashes' pairs, so the line stays valid JSON.
+      streamWrite: (line: string) => redactSecrets(line),
     },
   };
   if (pretty) {

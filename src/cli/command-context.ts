@@ -1,6 +1,6 @@
 /** Shared plumbing of CLI commands: settings, logger, a runtime closed on exit or Ctrl-C. */
 import { loadConfig, type MintpipeConfig } from '../../config/index.js';
-import { createLogger, type Logger } from '../logger.js';
+import { createLogger, registerSecret, type Logger } from '../logger.js';
 import type { Runtime } from './runtime.js';
 
 export interface CommandContext {
@@ -15,6 +15,8 @@ export interface CommandContext {
  */
 export function loadContext(options: { oneShot?: boolean } = {}, env: Record<string, string | undefined> = process.env): CommandContext {
   const config = loadConfig(env);
+  // Before anything can print: the logger, API errors and job records all redact the key from here on.
+  registerSecret(config.api.key);
   const level = options.oneShot && !env.LOG_LEVEL?.trim() ? 'warn' : config.logLevel;
   return { config: { ...config, logLevel: level as MintpipeConfig['logLevel'] }, logger: createLogger({ level }) };
 }

@@ -9,7 +9,7 @@ import type { MintpipeConfig } from '../../config/index.js';
 import { MintlifyClient, type ApiEvent } from '../api/index.js';
 import { UsageError } from '../errors.js';
 import type { ExportObserver } from '../export/export-window.js';
-import type { Logger } from '../logger.js';
+import { registerSecret, type Logger } from '../logger.js';
 import type { PromptObserver } from '../prompts/index.js';
 import { acquireRedis, type RedisHandle } from '../queue/private-redis.js';
 import { openQueue, type QueueName } from '../queue/queues.js';
@@ -45,6 +45,8 @@ export class Runtime {
   ) {}
 
   static async open(options: RuntimeOptions): Promise<Runtime> {
+    // Also for runtimes opened without the CLI (bench, tests): every layer redacts the configured key.
+    registerSecret(options.config.api.key);
     const handle = await acquireRedis({ url: options.config.redis.url, dataDir: options.config.dataDir, logger: options.logger });
     return new Runtime(options.config, options.logger, handle, options);
   }
