@@ -6,7 +6,9 @@ export { ALL_QUEUES, parseQueueNames, QUEUE_NAMES, type QueueName } from './queu
 import type { QueueName } from './queue-names.js';
 
 export function openQueue(name: QueueName, connection: Redis, prefix: string): Queue {
-  return new Queue(name, { connection, prefix });
+  // Every job added here (also by a scheduler or the dashboard) keeps no stack trace in Redis: its
+  // failedReason is the message; frames would show local paths on the dashboard.
+  return new Queue(name, { connection, prefix, defaultJobOptions: { stackTraceLimit: 0 } });
 }
 
 export function openQueueEvents(name: QueueName, connection: Redis, prefix: string): QueueEvents {
