@@ -2,23 +2,27 @@ import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MintlifyClient } from '../../src/api/index.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, registerSecret } from '../../src/logger.js';
 import { freePort } from '../support/ports.js';
 import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer, type Step } from '../support/api-scripted-server.js';
+import { keySpellings, revealsKey } from '../support/key-spellings.js';
 import { rejection } from '../support/wait.js';
+
+// As loading the configuration does (src/cli/command-context.ts): the configured key is a secret of this process.
+registerSecret(API_KEY);
 
 let server: ScriptedServer;
 let lines: string[];
 let client: MintlifyClient;
 
-function capturedLogger() {
+function capturedLogger(level = 'debug') {
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
       callback();
     },
   });
-  return createLogger({ level: 'debug', pretty: false, destination });
+  return createLogger({ level, pretty: false, destination });
 }
 
 function clientFor(baseUrl: string): MintlifyClient {
@@ -86,7 +90,7 @@ describe('the API key never leaks', () => {
       }
     }
     // The echoed key shows up redacted, proving the redaction (not the server) kept it out.
-    expect(errors.map(String).join('\n')).toContain('mint_[REDACTED]');
+    expect(errors.map(String).join('\n')).toContain('[REDACTED]');
     const output = lines.join('\n');
     expect(lines.length).toBeGreaterThan(20);
     expect(output).not.toContain(API_KEY);
@@ -101,5 +105,49 @@ describe('the API key never leaks', () => {
     const error = await rejection(client.getVisitors('p', QUERY));
     capturedLogger().error({ err: error }, 'export failed');
     expect(lines.join('\n')).not.toContain(API_KEY);
+  });
+});
+
+/** Every string inside a parsed log line (values of any depth). */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value && typeof value === 'object') return Object.values(value).flatMap(stringsIn);
+  return [];
+}
+
+describe('a failing request logged at every level (M5)', () => {
+  const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+  const spellings = keySpellings(API_KEY);
+  const echoed = { error: `key refused: ${Object.values(spellings).join(' / ')}`, details: Object.entries(spellings).map(([how, key]) => ({ message: `${how}: ${key}` })) };
+
+  it('shows the key in none of its spellings on any line, however the failure is logged', async () => {
+    // The upstream echoes the key back in its error body, in many spellings.
+    server.script({ status: 401, body: echoed });
+    const logger = capturedLogger('trace');
+    const traced = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, timeoutMs: 500, retry: { attempts: 1 }, logger });
+    const error = await rejection(traced.getVisitors('p', QUERY));
+    // The same body as a careless caller would see it: raw, never redacted by the API client.
+    server.script({ status: 401, body: echoed });
+    const raw = await (await fetch(`${server.url}/raw`, { headers: { authorization: `Bearer ${API_KEY}` } })).text();
+    expect(revealsKey(raw, API_KEY)).toBe(true);
+
+    const child = logger.child({ upstream: raw, request: { headers: { authorization: `Bearer ${API_KEY}` } } });
+    for (const level of LEVELS) {
+      logger[level]({ err: error, event: 'export_failed' }, 'window export failed');
+      logger[level]({ err: new Error(`upstream: ${raw}`, { cause: new Error(raw) }) }, raw);
+      logger[level]({ body: raw, nested: { deep: [raw, { again: raw }] } }, 'upstream said %s (%o)', raw, { raw });
+      child[level]('a line with the body in its bindings');
+      logger[level](new Error(raw));
+    }
+
+    const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(new Set(records.map((r) => r.level))).toEqual(new Set([10, 20, 30, 40, 50, 60]));
+    expect(records.filter((r) => r.level === 60)).toHaveLength(5);
+    for (const line of lines) {
+      expect(revealsKey(line, API_KEY)).toBe(false);
+      for (const text of stringsIn(JSON.parse(line))) expect(revealsKey(text, API_KEY)).toBe(false);
+    }
+    // The body is still there, minus the key: the lines stay useful.
+    expect(lines.join('\n')).toContain('key refused: [REDACTED]');
   });
 });
