@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AmbiguousSendError, MintlifyClient, RateLimitedError, ServerError } from '../../src/api/index.js';
 import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer } from '../support/api-scripted-server.js';
+import { realUntil, withFakeTimeouts } from '../support/fake-timeouts.js';
 import { rejection } from '../support/wait.js';
 
 let server: ScriptedServer;
@@ -136,10 +137,19 @@ describe('abort', () => {
     server.script({ status: 429, headers: { 'retry-after': '5' } });
     const controller = new AbortController();
     const reason = new Error('stop');
-    setTimeout(() => controller.abort(reason), 100);
-    const started = Date.now();
-    expect(await rejection(client.getVisitors('p', QUERY, { signal: controller.signal }))).toBe(reason);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    const outcomes: string[] = [];
+    const waiting = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, retry: { baseDelayMs: 10, maxDelayMs: 50 }, onEvent: (e) => outcomes.push(e.outcome) });
+    // Fake time never moves: the rejection can only come from the abort, not the 5 s wait ending.
+    await withFakeTimeouts(async () => {
+      const call = waiting.getVisitors('p', QUERY, { signal: controller.signal });
+      await realUntil('the 429 to be answered', () => outcomes.length === 1);
+      let settled = false;
+      const rejected = rejection(call).finally(() => (settled = true));
+      controller.abort(reason);
+      await realUntil('the abort to end the wait', () => settled, 2_000);
+      expect(await rejected).toBe(reason);
+    });
+    expect(outcomes).toEqual(['retry']);
     expect(server.requests).toHaveLength(1);
   });
 

@@ -15,6 +15,7 @@ import {
 } from '../../src/api/index.js';
 import { freePort } from '../support/ports.js';
 import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer } from '../support/api-scripted-server.js';
+import { advance, realUntil, withFakeTimeouts } from '../support/fake-timeouts.js';
 import { rejection } from '../support/wait.js';
 
 let server: ScriptedServer;
@@ -192,11 +193,18 @@ describe('error classes', () => {
 
   it('no complete answer within timeoutMs is TimeoutError: no headers, late headers, or a body that stalls', async () => {
     server.script({ hang: true }, { status: 200, body: OK_PAGE, delayMs: 2_000 }, { partial: 'stall' });
-    const started = Date.now();
-    const hung = await rejection(client.getVisitors('p', QUERY));
+    // Under fake time: the hung request is still pending just before timeoutMs and fails right at it.
+    const hung = await withFakeTimeouts(async () => {
+      let settled = false;
+      const call = rejection(client.getVisitors('p', QUERY)).finally(() => (settled = true));
+      await advance(499);
+      expect(settled).toBe(false);
+      await advance(1);
+      await realUntil('the timeout to fire', () => settled, 2_000);
+      return call;
+    });
     expect(hung).toBeInstanceOf(TimeoutError);
     expect(hung).toMatchObject({ timeoutMs: 500, reason: 'timeout' });
-    expect(Date.now() - started).toBeLessThan(1_500);
     expect(await rejection(client.getVisitors('p', QUERY))).toBeInstanceOf(TimeoutError);
     expect(await rejection(client.getVisitors('p', QUERY))).toBeInstanceOf(TimeoutError);
   });

@@ -80,6 +80,7 @@ describe('reads retry transient failures', () => {
     await advance(waitMs - 1);
     expect(server.requests).toHaveLength(1);
     await advance(1);
+    await realUntil('the retry', () => server.requests.length === 2, 2_000);
     await expect(call).resolves.toEqual(OK_PAGE);
     expect(server.requests).toHaveLength(2);
   }

@@ -14,6 +14,7 @@ import {
 } from '../../src/api/index.js';
 import { freePort } from '../support/ports.js';
 import { API_KEY, OK_JOB, startScriptedServer, type ScriptedServer } from '../support/api-scripted-server.js';
+import { advance, realUntil, withFakeTimeouts } from '../support/fake-timeouts.js';
 import { rejection } from '../support/wait.js';
 
 let server: ScriptedServer;
@@ -62,10 +63,19 @@ describe('a message POST that may have been processed is never retried', () => {
 describe('a message POST the server provably did not take', () => {
   it('is retried after a 429, honouring Retry-After, and then succeeds', async () => {
     server.script({ status: 429, headers: { 'retry-after': '1' }, body: { error: 'rate limited' } });
-    const job = await clientFor(server.url).sendMessage('p', 'j', 'hello');
-    expect(job.id).toBe('job-1');
+    const outcomes: string[] = [];
+    const client = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, timeoutMs: 300, retry: { baseDelayMs: 10, maxDelayMs: 100 }, onEvent: (e) => outcomes.push(e.outcome) });
+    await withFakeTimeouts(async () => {
+      const sending = client.sendMessage('p', 'j', 'hello');
+      await realUntil('the 429 to be answered', () => outcomes.length === 1);
+      await advance(999);
+      expect(server.requests).toHaveLength(1);
+      await advance(1);
+      await realUntil('the retry', () => server.requests.length === 2, 2_000);
+      expect((await sending).id).toBe('job-1');
+    });
+    expect(outcomes).toEqual(['retry', 'ok']);
     expect(server.requests).toHaveLength(2);
-    expect(server.requests[1]!.atMs - server.requests[0]!.atMs).toBeGreaterThanOrEqual(990);
   });
 
   it('ends as RateLimitedError (not ambiguous) when 429s outlast the attempts', async () => {
