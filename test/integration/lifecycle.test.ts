@@ -39,11 +39,9 @@ describe('mintpipe start lifecycle', () => {
       expect(metrics).toMatch(/mintpipe_rows_loaded_total\{project="demo-docs"\} \d+/);
       expect(metrics).toMatch(/bullmq|queue/i);
 
-      const stopAt = Date.now();
       child.kill('SIGTERM');
-      const code = await exited;
-      expect(code).toBe(0);
-      expect(Date.now() - stopAt).toBeLessThan(5000 + 3000);
+      // 0, not 143: it closed by itself, before the hard stop that follows the grace period.
+      expect(await exited).toBe(0);
       const schedulers = await queue.getJobSchedulers();
       expect(schedulers.map((s) => s.key)).toContain('nightly-export');
       await queue.close();
