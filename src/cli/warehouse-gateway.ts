@@ -2,14 +2,26 @@
  * The embedded warehouse can be open in one process only. The process that holds it (start,
  * worker, dashboard) serves read-only queries to the other mintpipe commands of the same data dir
  * over loopback HTTP, with a random token in a 0600 file beside the data: so `mintpipe query`
- * works while `mintpipe start` runs.
+ * works while `mintpipe start` runs. Each query runs in its own read-only engine session (never
+ * the pipeline's), under the limits the caller asked for within fixed bounds; a caller that
+ * disconnects has its query stopped on the engine.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { MintpipeError } from '../errors.js';
-import { assertReadOnly, runQuery, type QueryResult, type Warehouse } from '../warehouse/index.js';
+import { z } from 'zod';
+import {
+  MAX_QUERY_ROWS,
+  MAX_QUERY_TIMEOUT_MS,
+  queryErrorKind,
+  queryErrorOfKind,
+  runQuery,
+  type QueryErrorKind,
+  type QueryLimits,
+  type QueryResult,
+  type Warehouse,
+} from '../warehouse/index.js';
 
 interface GatewayFile {
   pid: number;
@@ -18,6 +30,19 @@ interface GatewayFile {
 }
 
 const fileName = 'warehouse-gateway.json';
+/** SQL longer than this is not a query a person typed. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+const QueryRequest = z.object({
+  sql: z.string(),
+  timeoutMs: z.number().int().min(1).max(MAX_QUERY_TIMEOUT_MS).optional(),
+  maxRows: z.number().int().min(1).max(MAX_QUERY_ROWS).optional(),
+});
+
+interface ErrorBody {
+  error: string;
+  kind?: QueryErrorKind;
+}
 
 export async function serveWarehouseGateway(warehouse: Warehouse, dataDir: string): Promise<() => Promise<void>> {
   const token = randomBytes(24).toString('hex');
@@ -27,14 +52,31 @@ export async function serveWarehouseGateway(warehouse: Warehouse, dataDir: strin
         res.writeHead(404).end();
         return;
       }
+      const reply = (status: number, body: QueryResult | ErrorBody) => {
+        if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      };
+      // The caller went away before its answer: stop its query on the engine.
+      const abort = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) abort.abort();
+      });
+      let parsed;
       try {
-        const { sql } = JSON.parse(await readBody(req)) as { sql: string };
-        assertReadOnly(sql);
-        const result = await runQuery(warehouse, sql);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+        parsed = QueryRequest.safeParse(JSON.parse(await readBody(req, MAX_BODY_BYTES)));
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed?.success) {
+        reply(400, { error: 'query: the gateway expects {"sql": "…", "timeoutMs"?: n, "maxRows"?: n}', kind: 'refused' });
+        return;
+      }
+      const { sql, timeoutMs, maxRows } = parsed.data;
+      try {
+        reply(200, await runQuery(warehouse, sql, { timeoutMs, maxRows, signal: abort.signal }));
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: message.split('\n')[0] }));
+        const kind = queryErrorKind(err);
+        const message = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+        reply(kind === 'refused' || kind === 'failed' ? 400 : 500, { error: message, kind });
       }
     })();
   });
@@ -44,6 +86,7 @@ export async function serveWarehouseGateway(warehouse: Warehouse, dataDir: strin
   const path = join(dataDir, fileName);
   writeFileSync(path, JSON.stringify({ pid: process.pid, url: `http://127.0.0.1:${port}`, token } satisfies GatewayFile), { mode: 0o600 });
   return async () => {
+    server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     try {
       const current = JSON.parse(readFileSync(path, 'utf8')) as GatewayFile;
@@ -54,8 +97,11 @@ export async function serveWarehouseGateway(warehouse: Warehouse, dataDir: strin
   };
 }
 
-/** Runs a read-only query through the process holding the warehouse; undefined when there is none. */
-export async function queryThroughGateway(dataDir: string, sql: string): Promise<QueryResult | undefined> {
+/**
+ * Runs a read-only query through the process holding the warehouse; undefined when there is none.
+ * Plain node:http, without a response deadline: the gateway enforces the query's own timeout.
+ */
+export async function queryThroughGateway(dataDir: string, sql: string, limits: Partial<QueryLimits> = {}): Promise<QueryResult | undefined> {
   const path = join(dataDir, fileName);
   if (!existsSync(path)) return undefined;
   let gateway: GatewayFile;
@@ -65,29 +111,40 @@ export async function queryThroughGateway(dataDir: string, sql: string): Promise
   } catch {
     return undefined;
   }
-  let response: Response;
+  const payload = JSON.stringify({ sql, timeoutMs: limits.timeoutMs, maxRows: limits.maxRows });
+  let answer: { status: number; body: string };
   try {
-    response = await fetch(`${gateway.url}/query`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-mintpipe-token': gateway.token },
-      body: JSON.stringify({ sql }),
+    answer = await new Promise((resolve, reject) => {
+      const req = request(`${gateway.url}/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-mintpipe-token': gateway.token },
+      });
+      req.on('error', reject);
+      req.on('response', (res) => {
+        readBody(res).then((body) => resolve({ status: res.statusCode ?? 0, body }), reject);
+      });
+      req.end(payload);
     });
   } catch {
     return undefined;
   }
-  const body = (await response.json()) as QueryResult & { error?: string };
-  if (!response.ok) throw new QueryFailedError(`query: ${body.error ?? `HTTP ${response.status}`}`);
+  let body: QueryResult & Partial<ErrorBody>;
+  try {
+    body = JSON.parse(answer.body) as QueryResult & Partial<ErrorBody>;
+  } catch {
+    throw queryErrorOfKind('failed', `query: the warehouse gateway answered HTTP ${answer.status} without a result`);
+  }
+  if (answer.status !== 200) throw queryErrorOfKind(body.kind, body.error ?? `query: HTTP ${answer.status}`);
   return body;
 }
 
-/** The SQL was accepted as read-only but the engine refused it (syntax, unknown column…). */
-export class QueryFailedError extends MintpipeError {
-  override name = 'QueryFailedError';
-  override exitCode = 2;
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage, maxBytes = Infinity): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw new Error('body too large');
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -44,7 +44,24 @@ export {
   type PromptOutcome,
   type PromptStatus,
 } from './prompt-events.js';
-export { assertReadOnly, runQuery, type QueryColumn, type QueryResult } from './read-only-query.js';
+export { checkQuery, runQuery, type QueryColumn, type QueryResult, type RunQueryOptions } from './read-only-query.js';
+export {
+  QueryCancelledError,
+  QueryFailedError,
+  QueryLimitError,
+  QueryRefusedError,
+  queryErrorKind,
+  queryErrorOfKind,
+  type QueryErrorKind,
+} from './query-errors.js';
+export {
+  DEFAULT_QUERY_LIMITS,
+  MAX_QUERY_ROWS,
+  MAX_QUERY_TIMEOUT_MS,
+  parseMaxRows,
+  parseQueryTimeout,
+  type QueryLimits,
+} from './query-limits.js';
 export { formatRows, type RowFormat } from './format-rows.js';
 export { insertRows, type InsertRowsOptions } from './insert-rows.js';
 export { selectRows } from './select-rows.js';

@@ -1,48 +1,71 @@
-/** `mintpipe query "SQL"`: read-only SQL on the warehouse (SELECT, SHOW, DESCRIBE, EXPLAIN, WITH). */
+/**
+ * `mintpipe query "SQL"`: read-only SQL on the warehouse (SELECT, WITH, UNION, SHOW, DESCRIBE,
+ * EXPLAIN), judged by the engine's own parse and run read-only under a time, row and memory limit.
+ */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { QueryResult } from '../../warehouse/index.js';
+import type { QueryLimits, QueryResult } from '../../warehouse/index.js';
 import { loadContext } from '../command-context.js';
 
 const FORMATS = ['table', 'json', 'csv'] as const;
+
+interface QueryFlags {
+  format: string;
+  timeout: string;
+  maxRows: string;
+}
 
 export function register(program: Command): void {
   program
     .command('query')
     .description('run read-only SQL on the warehouse (views: visitors, visitor_totals, prompt_outcomes, export_runs)')
-    .argument('<sql>', 'a SELECT, SHOW, DESCRIBE, EXPLAIN or WITH statement')
+    .argument('<sql>', 'one SELECT (WITH, UNION…), SHOW, DESCRIBE or EXPLAIN statement')
     .option('--format <format>', `output: ${FORMATS.join(', ')}`, 'table')
-    .action(async (sql: string, flags: { format: string }) => {
+    .option('--timeout <duration>', 'stop the query after this long (30s, 500ms, 2m; a bare number is seconds)', '30s')
+    .option('--max-rows <n>', 'return at most this many rows (says so on stderr when it cuts)', '100000')
+    .action(async (sql: string, flags: QueryFlags) => {
       if (!(FORMATS as readonly string[]).includes(flags.format)) {
         throw new UsageError(`--format: expected ${FORMATS.join(', ')}, got "${flags.format}"`);
       }
-      const { assertReadOnly, formatRows } = await import('../../warehouse/index.js');
-      assertReadOnly(sql);
+      const { formatRows, parseMaxRows, parseQueryTimeout } = await import('../../warehouse/index.js');
+      const limits = { timeoutMs: parseQueryTimeout(flags.timeout), maxRows: parseMaxRows(flags.maxRows) };
       const { config, logger } = loadContext({ oneShot: true });
-      const result = await runReadOnly(sql, config, logger);
+      const result = await runReadOnly(sql, limits, config, logger);
       process.stdout.write(`${formatRows(result, flags.format as (typeof FORMATS)[number])}\n`);
+      if (result.truncatedAt !== undefined) {
+        process.stderr.write(`query: showing the first ${result.truncatedAt} rows; the result has more (raise --max-rows or narrow the query)\n`);
+      }
     });
 }
 
-async function runReadOnly(sql: string, config: ReturnType<typeof loadContext>['config'], logger: ReturnType<typeof loadContext>['logger']): Promise<QueryResult> {
+async function runReadOnly(
+  sql: string,
+  limits: Pick<QueryLimits, 'timeoutMs' | 'maxRows'>,
+  config: ReturnType<typeof loadContext>['config'],
+  logger: ReturnType<typeof loadContext>['logger'],
+): Promise<QueryResult> {
   const { openWarehouse, runQuery, WarehouseLockedError } = await import('../../warehouse/index.js');
-  const { queryThroughGateway, QueryFailedError } = await import('../warehouse-gateway.js');
   let warehouse;
   try {
     warehouse = await openWarehouse({ ...config.clickhouse, dataDir: config.dataDir, logger });
   } catch (err) {
     if (!(err instanceof WarehouseLockedError)) throw err;
     // A running mintpipe process holds the embedded warehouse: ask it.
-    const viaGateway = await queryThroughGateway(config.dataDir, sql);
+    const { queryThroughGateway } = await import('../warehouse-gateway.js');
+    const viaGateway = await queryThroughGateway(config.dataDir, sql, limits);
     if (viaGateway) return viaGateway;
     throw err;
   }
+  // Ctrl-C stops the query on the engine before the process ends.
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
-    return await runQuery(warehouse, sql);
-  } catch (err) {
-    if (err instanceof Error && !(err instanceof UsageError)) throw new QueryFailedError(`query: ${err.message.split('\n')[0]}`);
-    throw err;
+    return await runQuery(warehouse, sql, { ...limits, signal: abort.signal });
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await warehouse.close();
   }
 }

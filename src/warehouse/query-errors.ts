@@ -1,0 +1,51 @@
+/**
+ * How a read-only query can end other than with rows. Each class is a verdict for the caller:
+ * refused and failed mean "change the SQL" (exit 2); a limit or a cancellation is a runtime
+ * outcome of SQL that was fine (exit 1).
+ */
+import { MintpipeError, UsageError } from '../errors.js';
+
+/** The gate refused the SQL before it ran: not one SELECT-like statement, or it names something not allowed. */
+export class QueryRefusedError extends UsageError {
+  override name = 'QueryRefusedError';
+}
+
+/** The SQL passed the gate but the engine refused it while running (unknown column, type error…). */
+export class QueryFailedError extends MintpipeError {
+  override name = 'QueryFailedError';
+  override exitCode = 2;
+}
+
+/** The query was stopped by one of its limits (time, memory). */
+export class QueryLimitError extends MintpipeError {
+  override name = 'QueryLimitError';
+}
+
+/** The caller went away (a disconnected gateway client, Ctrl-C) and the query was stopped on the engine. */
+export class QueryCancelledError extends MintpipeError {
+  override name = 'QueryCancelledError';
+}
+
+/** What travels over the gateway, so the other side rebuilds the same verdict. */
+export type QueryErrorKind = 'refused' | 'failed' | 'limit' | 'cancelled';
+
+export function queryErrorKind(err: unknown): QueryErrorKind | undefined {
+  if (err instanceof QueryRefusedError) return 'refused';
+  if (err instanceof QueryFailedError) return 'failed';
+  if (err instanceof QueryLimitError) return 'limit';
+  if (err instanceof QueryCancelledError) return 'cancelled';
+  return undefined;
+}
+
+export function queryErrorOfKind(kind: QueryErrorKind | undefined, message: string): MintpipeError {
+  switch (kind) {
+    case 'refused':
+      return new QueryRefusedError(message);
+    case 'limit':
+      return new QueryLimitError(message);
+    case 'cancelled':
+      return new QueryCancelledError(message);
+    default:
+      return new QueryFailedError(message);
+  }
+}

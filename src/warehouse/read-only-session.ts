@@ -1,0 +1,172 @@
+/**
+ * Where user SQL runs: a connection of its own on which the engine itself enforces read-only and
+ * the query's limits, and from which a running query can be stopped.
+ *
+ * Embedded: a second chDB session on the warehouse directory (the engine allows several in one
+ * process; each has its own settings). The session is sealed before any user text reaches it:
+ * `USE` mintpipe's database, `SET` the limits and a marker (`log_comment`), then `SET readonly=1`,
+ * which no later statement on that session can lift. It is closed after the one query, so nothing
+ * sticks to the pipeline's own session, which never waits behind a user query. A query is stopped
+ * with `KILL QUERY` (found by its marker) from a third, short-lived session.
+ *
+ * Server: every request carries `readonly=1` and the limits; the query has an id of ours, and is
+ * stopped with `KILL QUERY WHERE query_id = …` on the pipeline's connection.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ClickHouseSettings } from '@clickhouse/client';
+import type { GateCatalog } from './sql-gate.js';
+import { limitSettings, type QueryLimits } from './query-limits.js';
+import type { Warehouse } from './warehouse.js';
+
+export interface EngineRows {
+  meta?: Array<{ name: string; type: string }>;
+  data: unknown[][];
+}
+
+export interface ReadOnlySession {
+  /** The engine's one-line rendering of `sql` (comments gone); rejects when it is not exactly one statement. */
+  render(sql: string): Promise<string>;
+  /** The lines of `EXPLAIN AST <statement>`. */
+  explainAst(statement: string): Promise<string[]>;
+  catalog(): Promise<GateCatalog>;
+  run(statement: string): Promise<EngineRows>;
+  /** Stops what this session is running, from another connection. */
+  stop(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const RENDER_SQL = 'SELECT formatQuerySingleLine({sql:String}) AS q';
+
+const CATALOG_SQL = `SELECT
+  (SELECT groupArray(name) FROM system.tables WHERE database = {db:String}) AS own,
+  (SELECT groupArray(concat(database, '.', name)) FROM system.tables) AS all_tables,
+  (SELECT groupArray(name) FROM system.table_functions) AS table_functions,
+  (SELECT groupArray(name) FROM system.functions WHERE origin != 'System') AS user_functions,
+  (SELECT groupArray(name) FROM system.formats WHERE is_output) AS formats`;
+
+function toCatalog(database: string, rows: EngineRows): GateCatalog {
+  const [own, all, tableFunctions, userFunctions, formats] = (rows.data[0] ?? []) as string[][];
+  return {
+    database,
+    ownTables: new Set(own),
+    allTables: new Set(all),
+    tableFunctions: new Set(tableFunctions),
+    userFunctions: new Set(userFunctions),
+    formats: new Set(formats),
+  };
+}
+
+export async function openReadOnlySession(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlySession> {
+  return wh.engine === 'embedded' ? openEmbedded(wh, limits) : openServer(wh, limits);
+}
+
+function settingValue(value: string | number): string {
+  return typeof value === 'number' ? String(value) : `'${value.replace(/'/g, "''")}'`;
+}
+
+async function openEmbedded(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlySession> {
+  // The engine is already loaded by the warehouse; this only opens another session on its directory.
+  const { Session } = await import('chdb');
+  const marker = `mintpipe-query-${randomUUID()}`;
+  const session = new Session(wh.location);
+  const settings = { ...limitSettings(limits), log_comment: marker };
+  try {
+    await session.queryAsync(
+      [
+        `USE ${wh.database}`,
+        ...Object.entries(settings).map(([name, value]) => `SET ${name} = ${settingValue(value)}`),
+        'SET readonly = 1',
+      ].join('; '),
+      { format: 'TSV' },
+    );
+  } catch (err) {
+    session.close();
+    throw err;
+  }
+  const rows = async (sql: string, params?: Record<string, string>): Promise<EngineRows> => {
+    const result = params
+      ? await session.queryBindAsync(sql, params, { format: 'JSONCompact' })
+      : await session.queryAsync(sql, { format: 'JSONCompact' });
+    // A statement with no result (none here after the gate) prints nothing.
+    return result.text().trim() === '' ? { data: [] } : result.json<EngineRows>();
+  };
+  return {
+    async render(sql) {
+      return String((await rows(RENDER_SQL, { sql })).data[0]?.[0] ?? '');
+    },
+    async explainAst(statement) {
+      return (await rows(`EXPLAIN AST ${statement}`)).data.map((row) => String(row[0]));
+    },
+    async catalog() {
+      return toCatalog(wh.database, await rows(CATALOG_SQL, { db: wh.database }));
+    },
+    run: (statement) => rows(statement),
+    async stop() {
+      const killer = new Session(wh.location);
+      try {
+        await killer.queryAsync(`KILL QUERY WHERE Settings['log_comment'] = '${marker}' ASYNC`, { format: 'TSV' });
+      } finally {
+        killer.close();
+      }
+    },
+    async close() {
+      session.close();
+    },
+  };
+}
+
+async function openServer(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlySession> {
+  const queryId = `mintpipe-query-${randomUUID()}`;
+  // readonly last: the server applies a request's settings in order, and after readonly=1 none
+  // could be changed. A server also drops a read-only query whose HTTP client went away.
+  const settings = {
+    ...limitSettings(limits),
+    log_comment: queryId,
+    cancel_http_readonly_queries_on_client_close: 1,
+    readonly: '1',
+  } as ClickHouseSettings;
+  const rows = async (query: string, extra: { query_params?: Record<string, string>; query_id?: string } = {}): Promise<EngineRows> => {
+    const result = await wh.client.query({ query, format: 'JSONCompact', clickhouse_settings: settings, ...extra });
+    return result.json<unknown[]>() as Promise<EngineRows>;
+  };
+  return {
+    async render(sql) {
+      return String((await rows(RENDER_SQL, { query_params: { sql } })).data[0]?.[0] ?? '');
+    },
+    async explainAst(statement) {
+      return (await rows(`EXPLAIN AST ${statement}`)).data.map((row) => String(row[0]));
+    },
+    async catalog() {
+      return toCatalog(wh.database, await rows(CATALOG_SQL, { query_params: { db: wh.database } }));
+    },
+    run: (statement) => rows(statement, { query_id: queryId }),
+    async stop() {
+      await wh.client.command({ query: `KILL QUERY WHERE query_id = '${queryId}' ASYNC` });
+    },
+    async close() {},
+  };
+}
+
+/** The engine's error code (`Code: 159.` from chDB, `.code` from the server client). */
+export function engineErrorCode(err: unknown): number | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && /^\d+$/.test(code)) return Number(code);
+  const match = err instanceof Error ? /^Code: (\d+)\./.exec(err.message) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The engine's message as one line, without codes, versions and the wrapper it was found in. */
+export function engineErrorLine(err: unknown): string {
+  let line = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+  for (;;) {
+    const stripped = line.replace(/^Code: \d+\. /, '').replace(/^DB::Exception: /, '');
+    if (stripped === line) break;
+    line = stripped;
+  }
+  return line
+    .replace(/:? In scope .*$/, '')
+    .replace(/ \(version [^)]*\)/g, '')
+    .replace(/ \([A-Z_]+\)\.?$/, '')
+    .replace(/ \([A-Z_]+\)\.?$/, '')
+    .trim();
+}
