@@ -121,7 +121,32 @@ describe('mintpipe emulator command', () => {
     expect(Math.min(faults.serverErrorRate!, faults.rateLimitRate!, faults.resetRate!)).toBeGreaterThan(0);
   });
 
+  it('turns the analytics knob flags into emulator options, all off by default', () => {
+    expect(emulatorOptionsFromFlags(defaults)).toMatchObject({
+      shuffle: false,
+      approximateCounts: 0,
+      extraFields: false,
+      invalidText: 0,
+      maxPageRows: null,
+      cursorTtlMs: null,
+    });
+    const options = emulatorOptionsFromFlags({
+      ...defaults,
+      shuffle: true,
+      approximateCounts: '0.05',
+      extraFields: true,
+      invalidText: '0.01',
+      maxPageRows: '100',
+      cursorTtl: '10m',
+    });
+    expect(options).toMatchObject({ shuffle: true, approximateCounts: 0.05, extraFields: true, invalidText: 0.01, maxPageRows: 100, cursorTtlMs: 600_000 });
+  });
+
   it.each([
+    ['approximateCounts', '2', '--approximate-counts'],
+    ['invalidText', 'some', '--invalid-text'],
+    ['maxPageRows', '0', '--max-page-rows'],
+    ['cursorTtl', 'later', '--cursor-ttl'],
     ['port', '70000', '--port'],
     ['port', 'abc', '--port'],
     ['seed', '-1', '--seed'],

@@ -1,6 +1,8 @@
 /**
- * `mintpipe emulator`: the local Mintlify API (visitors, agent messages, agent jobs) with
- * synthetic data, optional rate limits, latency and faults — until Ctrl-C.
+ * `mintpipe emulator`: the local Mintlify API (the eight analytics operations, agent messages, agent
+ * jobs) with synthetic data, optional rate limits, latency, faults and the analytics knobs a client
+ * must cope with (shuffled rows, approximate counts, extra fields, broken text, short pages,
+ * expiring cursors) — until Ctrl-C.
  */
 import type { Command } from 'commander';
 import { formatRate, parseDurationMs, parseRate, type RateLimit } from '../../../config/durations.js';
@@ -17,6 +19,13 @@ export interface EmulatorFlags {
   messageRate: string;
   agentTime: string;
   jobsPerProject: string;
+  /** The analytics knobs; absent = off. */
+  shuffle?: boolean;
+  approximateCounts?: string;
+  extraFields?: boolean;
+  invalidText?: string;
+  maxPageRows?: string;
+  cursorTtl?: string;
 }
 
 /** How `--fault-rate` is spread over the fault kinds a client must survive. */
@@ -35,6 +44,12 @@ export function register(program: Command): void {
     .option('--message-rate <N/DUR|off>', 'message budget per project, e.g. 100/1h', 'off')
     .option('--agent-time <duration>', 'how long an agent job stays active after a message', '1s')
     .option('--jobs-per-project <n>', 'seeded agent jobs job-1 … job-N in every project', '500')
+    .option('--shuffle', 'analytics rows in a seeded order per window (searches: ties only)')
+    .option('--approximate-counts <0..1>', 'share of count rows served approximate (total out of bounds, or 12.5)', '0')
+    .option('--extra-fields', 'fields beyond the schema: conversationId on assistant rows, _sampleRate elsewhere')
+    .option('--invalid-text <0..1>', 'share of text items with a lone UTF-16 surrogate', '0')
+    .option('--max-page-rows <n|off>', 'page size cap of visitors and views (short pages with hasMore)', 'off')
+    .option('--cursor-ttl <duration|off>', 'age after which a pagination cursor is refused (400)', 'off')
     .action(async (flags: EmulatorFlags) => {
       const options = emulatorOptionsFromFlags(flags);
       await runUntilSignal(options);
@@ -58,6 +73,12 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): StartEmulatorOpt
     messageRate: rate('--message-rate', flags.messageRate),
     agentTimeMs: durationOrZero('--agent-time', flags.agentTime),
     jobsPerProject: integerIn('--jobs-per-project', flags.jobsPerProject, 1, 1_000_000),
+    shuffle: flags.shuffle ?? false,
+    approximateCounts: numberIn('--approximate-counts', flags.approximateCounts ?? '0', 0, 1),
+    extraFields: flags.extraFields ?? false,
+    invalidText: numberIn('--invalid-text', flags.invalidText ?? '0', 0, 1),
+    maxPageRows: offOr(flags.maxPageRows, (text) => integerIn('--max-page-rows', text, 1, 1_000_000)),
+    cursorTtlMs: offOr(flags.cursorTtl, (text) => durationOrZero('--cursor-ttl', text)),
   };
 }
 
@@ -77,7 +98,8 @@ async function runUntilSignal(options: StartEmulatorOptions & { port: number; ho
       `message rate ${formatRate(options.messageRate ?? null)}, latency ${options.latencyMs}ms, agent time ${options.agentTimeMs}ms)\n`,
   );
   out.write(
-    `try: curl -H "Authorization: Bearer mint_demo" "${emulator.url}/v1/analytics/demo/visitors?dateFrom=2026-01-01&dateTo=2026-01-08&limit=5"\n`,
+    `try: curl -H "Authorization: Bearer mint_demo" "${emulator.url}/v1/analytics/demo/visitors?dateFrom=2026-01-01&dateTo=2026-01-08&limit=5"\n` +
+      `     (also views, feedback, feedback/by-page, assistant, assistant/caller-stats, searches, assistant/threads/<id>)\n`,
   );
   out.write('Ctrl-C stops it.\n');
   await new Promise<void>((resolve) => {
@@ -114,6 +136,11 @@ function durationOrZero(flag: string, text: string): number {
   const ms = parseDurationMs(text);
   if (ms === undefined) throw new UsageError(`${flag}: expected a duration like 250, 250ms, 2s or 1m, got "${text}"`);
   return ms;
+}
+
+/** null for an absent or `off` value, else the parsed one. */
+function offOr<T>(text: string | undefined, parse: (text: string) => T): T | null {
+  return text === undefined || text.trim() === 'off' ? null : parse(text);
 }
 
 function rate(flag: string, text: string): RateLimit | null {
