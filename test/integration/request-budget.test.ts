@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/queue/request-budget.js';
@@ -31,5 +32,103 @@ describe('shared request budget', () => {
     expect((await limited.tryTake()).granted).toBe(false);
     await new Promise((r) => setTimeout(r, 350));
     expect((await limited.tryTake()).granted).toBe(true);
+  });
+});
+
+/** When Redis granted a request: Redis TIME read just before and just after the budget's script, in one MULTI. */
+interface Grant {
+  afterMs: number;
+  beforeMs: number;
+}
+
+const toMs = ([seconds, micros]: [string, string]) => Number(seconds) * 1000 + Number(micros) / 1000;
+
+/**
+ * The shared connection, except that each budget script runs inside a MULTI between two TIME
+ * reads. Nothing runs in between, so the script's own clock (Redis TIME) lies within that
+ * bracket: grant times are the budget's, not this process's (which lags by event-loop delays).
+ */
+function bracketingConnection(onEval: (bracket: Grant) => void): Redis {
+  return new Proxy(redis, {
+    get(target, property, receiver) {
+      if (property !== 'eval') return Reflect.get(target, property, receiver) as unknown;
+      return async (...args: [string, number, ...Array<string | number>]) => {
+        const results = (await target.multi().time().eval(...args).time().exec())!;
+        for (const [error] of results) if (error) throw error;
+        onEval({ beforeMs: toMs(results[0]![1] as [string, string]), afterMs: toMs(results[2]![1] as [string, string]) });
+        return results[1]![1];
+      };
+    },
+  });
+}
+
+interface Taker {
+  arrivalMs: number;
+  wants: number;
+  thinkMs: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+/** Takers share one budget; each arrives at its time, takes what it wants, waits as told when refused. */
+async function runTakers(limit: number, windowMs: number, takers: Taker[]): Promise<Grant[]> {
+  const key = `test:${randomUUID()}`;
+  const grants: Grant[] = [];
+  const start = Date.now();
+  const deadline = start + Math.max(...takers.map((t) => t.arrivalMs)) + 3 * windowMs;
+  await Promise.all(
+    takers.map(async (taker) => {
+      let last: Grant | undefined;
+      const budget = new RequestBudget(bracketingConnection((bracket) => (last = bracket)), { key, rate: { limit, windowMs }, marginMs: 0 });
+      await sleep(start + taker.arrivalMs - Date.now());
+      for (let left = taker.wants; left > 0 && Date.now() < deadline; ) {
+        const result = await budget.tryTake();
+        if (result.granted) {
+          grants.push(last!);
+          left -= 1;
+          await sleep(taker.thinkMs);
+        } else {
+          await sleep(Math.min(result.waitMs, deadline - Date.now()));
+        }
+      }
+    }),
+  );
+  await redis.del(`${key}:taken`, `${key}:paused-until`);
+  return grants.sort((a, b) => a.beforeMs - b.beforeMs);
+}
+
+describe('the sliding window (property, against real Redis and its clock)', () => {
+  it('never grants limit+1 requests within one window span, whatever the arrivals, and does grant up to the limit', async () => {
+    const scenario = fc
+      .record({ limit: fc.integer({ min: 1, max: 4 }), windowMs: fc.integer({ min: 60, max: 150 }) })
+      .chain(({ limit, windowMs }) =>
+        fc.record({
+          limit: fc.constant(limit),
+          windowMs: fc.constant(windowMs),
+          // Staggered starts across a few window spans, so windows fill at different moments.
+          takers: fc.array(
+            fc.record({
+              arrivalMs: fc.integer({ min: 0, max: Math.round(2.5 * windowMs) }),
+              wants: fc.integer({ min: 1, max: 2 * limit + 1 }),
+              thinkMs: fc.integer({ min: 0, max: Math.round(windowMs / 2) }),
+            }),
+            { minLength: 2, maxLength: 6 },
+          ),
+        }),
+      );
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ limit, windowMs, takers }) => {
+        const grants = await runTakers(limit, windowMs, takers);
+        expect(grants.length).toBeGreaterThanOrEqual(Math.min(limit, takers.reduce((n, t) => n + t.wants, 0)));
+        for (let i = 0; i + limit < grants.length; i++) {
+          // Grant i+limit came at least a window after grant i. The script's clock is read in
+          // whole milliseconds, hence the 1 ms; a fixed window puts them close together.
+          const latestGap = grants[i + limit]!.afterMs - grants[i]!.beforeMs;
+          expect(latestGap, `grants ${i}..${i + limit} of ${JSON.stringify(grants)}`).toBeGreaterThan(windowMs - 1);
+        }
+      }),
+      // Real time: every run takes a few windows. No shrinking, which would replay runs at length.
+      { numRuns: 10, endOnFailure: true },
+    );
   });
 });
