@@ -5,17 +5,16 @@
  * Errors the queue should retry are rethrown; when the queue gives up, the prompt ends with what
  * is known and its lane moves on.
  */
-import { DelayedError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import {
   abandonPrompt,
   BATCH_JOB,
   createPromptContext,
   runPromptStep,
   startBatch,
-  type BatchJobData,
   type PromptDeps,
-  type PromptJobData,
 } from '../src/prompts/index.js';
+import { InvalidJobDataError, parsePromptQueueJob, type PromptQueueJob } from '../src/prompts/prompt-job-data.js';
 import { toQueueError } from '../src/queue/job-control.js';
 
 export function createPromptProcessor(deps: PromptDeps): (job: Job, token?: string) => Promise<unknown> {
@@ -23,8 +22,17 @@ export function createPromptProcessor(deps: PromptDeps): (job: Job, token?: stri
   return async function processPrompt(job: Job, token?: string): Promise<unknown> {
     // Every line of this run carries the queue and the job id (the step adds batch, prompt, project, job).
     const jobCtx = { ...ctx, logger: ctx.logger.child({ queue: job.queueName, jobId: job.id }) };
-    if (job.name === BATCH_JOB) return startBatch(jobCtx, job.data as BatchJobData);
-    const data = job.data as PromptJobData;
+    // Checked before anything runs: a job with bad data fails alone, for good, and records nothing.
+    let checked: PromptQueueJob;
+    try {
+      checked = parsePromptQueueJob(job.name, job.data);
+    } catch (err) {
+      if (!(err instanceof InvalidJobDataError)) throw err;
+      jobCtx.logger.warn({ event: 'prompt_job_invalid', reason: err.message }, 'prompt job has bad data');
+      throw new UnrecoverableError(`${err.name}: ${err.message}`);
+    }
+    if (checked.name === BATCH_JOB) return startBatch(jobCtx, checked.data);
+    const data = checked.data;
     try {
       const outcome = await runPromptStep(jobCtx, data);
       if (outcome.kind === 'wait') {
