@@ -48,7 +48,7 @@ export async function exportBench(redisUrl: string, latencyMs = 25): Promise<str
       await warm.getVisitors(projectId, { dateFrom: day, dateTo: next, limit: 1, offset: 0 });
       sampler.reset();
       const started = performance.now();
-      const [e] = await enqueueWindows(queue, [{ projectId, dateFrom: day, dateTo: next, kind: 'manual' }]);
+      const [e] = await enqueueWindows(queue, [{ dataset: 'visitors', projectId, dateFrom: day, dateTo: next, kind: 'manual' }]);
       for (;;) {
         const job = await queue.getJob(e!.jobId);
         const state = await job?.getState();

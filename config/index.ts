@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
+import { datasetSettings, type DatasetSettings } from './datasets.js';
 import { parseDashboardHosts } from './dashboard-hosts.js';
 import { MAX_TIMER_MS, parseDurationMs, parseRate, type RateLimit } from './durations.js';
 import { checkNightlyCron, checkTimeZone } from './nightly-cron.js';
@@ -55,8 +56,16 @@ export interface MintpipeConfig {
     cron: string;
     /** Time zone of the cron pattern. @default UTC */
     timezone: string;
-    /** Days before yesterday re-exported each night for late data. @default 3 */
-    reexportDays: number;
+    /** Datasets of the nightly plan, in priority order (`MINTPIPE_DATASETS`). @default visitors, views, feedback, assistant, searches, feedback-by-page, assistant-caller-stats */
+    datasets: DatasetSettings['datasets'];
+    /** Projects whose assistant threads are fetched (`MINTPIPE_ASSISTANT_THREADS`). @default [] */
+    assistantThreads: string[];
+    /** Days before yesterday re-exported each night for late data, per dataset (`MINTPIPE_REEXPORT_DAYS=3,feedback=30`). @default { default: 3 } */
+    reexportDays: DatasetSettings['reexportDays'];
+    /** Personal fields (feedback `contact`): keep, hash or drop (`MINTPIPE_PII`). @default keep */
+    pii: DatasetSettings['pii'];
+    /** Largest upstream response body (`MINTPIPE_MAX_BODY`, bytes). @default 67108864 */
+    maxBodyBytes: number;
     /** Also export last week's window on Mondays. @default false */
     weekly: boolean;
     /** Also export last month's window on the 1st. @default false */
@@ -264,7 +273,8 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       projects,
       cron: checkNightlyCron(text(env, 'MINTPIPE_SCHEDULE_CRON', '0 2 * * *'), timezone),
       timezone,
-      reexportDays: integer(env, 'MINTPIPE_REEXPORT_DAYS', 3, 0, 90),
+      ...datasetSettings(env),
+      maxBodyBytes: integer(env, 'MINTPIPE_MAX_BODY', 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
       weekly: flag(env, 'MINTPIPE_SCHEDULE_WEEKLY', false),
       monthly: flag(env, 'MINTPIPE_SCHEDULE_MONTHLY', false),
       concurrency: integer(env, 'MINTPIPE_EXPORT_CONCURRENCY', 4, 1, 64),

@@ -1,12 +1,14 @@
 /**
- * Processor of `window` jobs: runs src/export/export-window.ts for the job's window, saving its
- * checkpoint in the job, and maps the outcome to queue control: a spent budget becomes a delayed
- * job (no worker held), an integrity or auth failure fails the job for good, anything else is
- * retried by BullMQ with backoff and resumes from the checkpoint.
+ * Processor of `window` jobs: checks the job's data, runs src/export/export-window.ts for the
+ * job's (dataset, project, window), saving its checkpoint in the job, and maps the outcome to queue
+ * control: a spent budget becomes a delayed job (no worker held), an integrity or auth failure
+ * fails the job for good, anything else is retried by BullMQ with backoff and resumes from the
+ * checkpoint.
  */
-import { DelayedError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { ExportJobData } from '../src/export/enqueue.js';
-import { exportWindow, type ExportDeps } from '../src/export/export-window.js';
+import { exportWindow, runEvent, type ExportDeps } from '../src/export/export-window.js';
+import { exportJobDataProblem } from '../src/export/job-data.js';
 import { toQueueError } from '../src/queue/job-control.js';
 import { recordRunEvent } from '../src/warehouse/index.js';
 
@@ -19,8 +21,16 @@ export interface WindowJobResult {
 
 export function createWindowProcessor(deps: ExportDeps) {
   return async function processWindow(job: Job<ExportJobData>, token?: string): Promise<WindowJobResult> {
+    const problem = exportJobDataProblem(job.data);
+    if (problem !== null) throw new UnrecoverableError(`invalid window job data: ${problem}`);
     const data = job.data;
-    const logger = deps.logger.child({ queue: job.queueName, jobId: job.id, project: data.projectId, window: `${data.dateFrom}..${data.dateTo}` });
+    const logger = deps.logger.child({
+      queue: job.queueName,
+      jobId: job.id,
+      dataset: data.dataset,
+      project: data.projectId,
+      window: `${data.dateFrom}..${data.dateTo}`,
+    });
     try {
       const outcome = await exportWindow({ ...deps, logger }, { ...data, checkpoint: data.checkpoint }, {
         checkpoint: async (checkpoint) => {
@@ -42,19 +52,10 @@ export function createWindowProcessor(deps: ExportDeps) {
       const final = queueError.unrecoverable || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       const cp = job.data.checkpoint;
       if (final) {
-        await recordRunEvent(deps.warehouse, {
-          runId: cp?.runId ?? data.runId,
-          projectId: data.projectId,
-          dateFrom: data.dateFrom,
-          dateTo: data.dateTo,
-          kind: data.kind,
-          status: 'failed',
-          pages: cp?.pages ?? 0,
-          rows: cp?.rows ?? 0,
-          requests: cp?.requests ?? 0,
-          error: queueError.error.message,
-          startedAt: cp?.startedAt ?? new Date(job.timestamp).toISOString(),
-        }).catch((recordErr: unknown) => logger.error({ event: 'record_failed_run_failed', err: recordErr }, 'could not record the failed run'));
+        const failedCheckpoint = cp ?? { runId: data.runId, restarts: 0, startedAt: new Date(job.timestamp).toISOString(), requests: 0, offset: 0, rows: 0, pages: 0 };
+        await recordRunEvent(deps.warehouse, runEvent(data, failedCheckpoint, 'failed', queueError.error.message)).catch((recordErr: unknown) =>
+          logger.error({ event: 'record_failed_run_failed', err: recordErr }, 'could not record the failed run'),
+        );
         // A failed run's rows get pruned, but ClickHouse keeps its batches' dedup tokens: a manual
         // retry of this job must start a fresh run, or its re-inserted batches would be dropped.
         await job.updateData({ ...job.data, runId: `${data.runId}.f${job.attemptsMade + 1}`, checkpoint: undefined }).catch(() => {});

@@ -18,7 +18,7 @@ export function createPlanNightlyProcessor(deps: { queue: Queue; settings: Night
   return async function planNightlyJob(job: Job<PlanNightlyData>) {
     const runAt = job.data.runAt ? new Date(job.data.runAt) : new Date(job.timestamp + (job.opts.delay ?? 0));
     const windows = planNightly(runAt, deps.settings);
-    const enqueued = await enqueueWindows(deps.queue, windows);
+    const enqueued = await enqueueWindows(deps.queue, windows, { datasetOrder: deps.settings.datasets });
     deps.logger.info(
       { event: 'nightly_planned', queue: job.queueName, jobId: job.id, runAt: runAt.toISOString(), windows: enqueued.length, added: enqueued.filter((e) => e.added).length },
       'nightly windows enqueued',

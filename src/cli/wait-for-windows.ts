@@ -4,6 +4,7 @@ import type { EnqueuedWindow } from '../export/enqueue.js';
 import { ProgressDisplay } from './progress-display.js';
 
 export interface WindowResult {
+  dataset: string;
   projectId: string;
   dateFrom: string;
   dateTo: string;
@@ -27,11 +28,11 @@ export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], p
     while (results.size < enqueued.length) {
       for (const e of enqueued) {
         if (results.has(e.jobId)) continue;
-        const label = `${e.window.projectId} ${e.window.dateFrom}..${e.window.dateTo}`;
+        const label = `${e.window.dataset} ${e.window.projectId} ${e.window.dateFrom}..${e.window.dateTo}`;
         // The state first, then the job: a job read before it finished has no return value yet.
         const state = await queue.getJobState(e.jobId);
         const job = await queue.getJob(e.jobId);
-        const base = { projectId: e.window.projectId, dateFrom: e.window.dateFrom, dateTo: e.window.dateTo, jobId: e.jobId };
+        const base = { dataset: e.window.dataset, projectId: e.window.projectId, dateFrom: e.window.dateFrom, dateTo: e.window.dateTo, jobId: e.jobId };
         if (!job || state === 'unknown') {
           results.set(e.jobId, { ...base, state: 'missing', error: 'job no longer in the queue' });
           continue;

@@ -15,6 +15,17 @@ export function parseDay(text: string, input: string): string {
   return text.trim();
 }
 
+/** True for a real calendar date `YYYY-MM-DD` in years 2000–2100 (anything else is no analytics window). */
+export function isValidDay(text: string): boolean {
+  try {
+    const day = parseDay(text, 'date');
+    const year = Number(day.slice(0, 4));
+    return day === text && year >= 2000 && year <= 2100;
+  } catch {
+    return false;
+  }
+}
+
 export function dayToMs(day: string): number {
   return Date.parse(`${day}T00:00:00Z`);
 }

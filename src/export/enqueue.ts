@@ -1,10 +1,12 @@
 /**
  * Enqueuing window exports. Each run gets a fresh job id (a completed job id would make a re-export
- * a silent no-op), while BullMQ de-duplication on the window key keeps a window from being in
- * flight twice: adding a window that is already queued or running returns the job that has it.
+ * a silent no-op), while BullMQ de-duplication on the window key — (dataset, project, window) —
+ * keeps a window from being in flight twice: adding one that is already queued or running returns
+ * the job that has it.
  */
 import { randomBytes } from 'node:crypto';
 import type { Queue } from 'bullmq';
+import { DATASET_NAMES, type DatasetName } from '../datasets/index.js';
 import type { ExportCheckpoint } from './export-window.js';
 import { windowKey, type ExportWindow, type WindowKind } from './windows.js';
 
@@ -14,8 +16,8 @@ export interface ExportJobData extends ExportWindow {
   checkpoint?: ExportCheckpoint;
 }
 
-/** Lower runs first: nightly windows before late-data re-exports before manual backfills. */
-export const PRIORITY: Record<WindowKind, number> = { nightly: 1, reexport: 5, manual: 10 };
+/** Priority base per kind (lower runs first): nightly windows before late-data re-exports before manual backfills. */
+export const PRIORITY: Record<WindowKind, number> = { nightly: 1, reexport: 100, manual: 200 };
 
 export const WINDOW_JOB = 'window';
 
@@ -26,26 +28,41 @@ export interface EnqueuedWindow {
   added: boolean;
 }
 
-export function newRunId(window: ExportWindow): string {
-  const project = window.projectId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
-  return `${project}_${window.dateFrom}_${window.dateTo}_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+export interface EnqueueOptions {
+  /** Datasets in the order they should run within a kind (MINTPIPE_DATASETS). @default DATASET_NAMES */
+  datasetOrder?: readonly DatasetName[];
 }
 
-export async function enqueueWindows(queue: Queue, windows: Array<ExportWindow & { kind: WindowKind }>): Promise<EnqueuedWindow[]> {
+export function newRunId(window: ExportWindow): string {
+  const project = window.projectId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
+  return `${window.dataset}_${project}_${window.dateFrom}_${window.dateTo}_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+}
+
+/** BullMQ priority of a window: its kind first, then its dataset's place in the order. */
+export function windowPriority(kind: WindowKind, dataset: DatasetName, order: readonly DatasetName[] = DATASET_NAMES): number {
+  const place = order.indexOf(dataset);
+  return PRIORITY[kind] + (place === -1 ? order.length : place);
+}
+
+export async function enqueueWindows(
+  queue: Queue,
+  windows: Array<ExportWindow & { kind: WindowKind }>,
+  options: EnqueueOptions = {},
+): Promise<EnqueuedWindow[]> {
   const enqueued: EnqueuedWindow[] = [];
-  for (const w of windows) enqueued.push(await enqueueWindow(queue, w));
+  for (const w of windows) enqueued.push(await enqueueWindow(queue, w, options));
   return enqueued;
 }
 
-async function enqueueWindow(queue: Queue, w: ExportWindow & { kind: WindowKind }): Promise<EnqueuedWindow> {
+async function enqueueWindow(queue: Queue, w: ExportWindow & { kind: WindowKind }, options: EnqueueOptions): Promise<EnqueuedWindow> {
   const key = windowKey(w);
   // Two tries: a window whose in-flight job finishes between our add and our look-up is added again.
   for (let attempt = 0; ; attempt++) {
     const runId = newRunId(w);
-    const data: ExportJobData = { projectId: w.projectId, dateFrom: w.dateFrom, dateTo: w.dateTo, kind: w.kind, runId };
+    const data: ExportJobData = { dataset: w.dataset, projectId: w.projectId, dateFrom: w.dateFrom, dateTo: w.dateTo, kind: w.kind, runId };
     await queue.add(WINDOW_JOB, data, {
       jobId: runId,
-      priority: PRIORITY[w.kind],
+      priority: windowPriority(w.kind, w.dataset, options.datasetOrder),
       deduplication: { id: key },
       attempts: 8,
       backoff: { type: 'exponential', delay: 2000 },

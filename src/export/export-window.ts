@@ -1,33 +1,38 @@
 /**
- * Exports one window: pages through the visitors endpoint with limit 250, validates every page,
- * loads rows in batches of thousands, and marks the run complete last (the switch that makes the
- * window visible). No queue here: the job in jobs/ maps the outcome to BullMQ.
+ * Exports one (dataset, project, window): prefetch → validate → load → complete.
  *
+ * - Pages come in position order (rows received so far; ids for fanout). Offset pages may be
+ *   fetched ahead when the budget is off; a short page moves the offsets, so pages fetched ahead
+ *   at offsets it made wrong are dropped and fetched again at the right ones (a `short_page`
+ *   finding says how many requests that cost; under a budget nothing is fetched ahead).
+ * - Every page is validated (schema in the client, integrity in PageChecks) before its rows are
+ *   added to a batch; findings (approximate counts, invalid text, short pages) travel with it.
  * - Every request takes a slot from the shared budget first; when none is left the pages already
  *   fetched are loaded, progress is checkpointed, and the caller is told how long to wait.
- * - With the budget off, up to `prefetchPages` pages are in flight at once; they are consumed in
- *   offset order, so offsets and order stay exact.
  * - The warehouse is the source of truth for what was loaded: a resumed run continues after its
- *   last stored batch, so only pages fetched but not yet loaded are fetched again.
+ *   last stored batch (position and cursor), so a loaded page is never fetched again.
+ * - The run is marked complete last: that one insert switches readers to it.
  */
-import type { MintlifyClient, SiteTotals, VisitorRow, VisitorsPage } from '../api/index.js';
+import { InvalidRequestError, NotFoundError, type MintlifyClient } from '../api/index.js';
+import { DATASETS, FindingLog, getDataset, RowContext, type Dataset, type DatasetName, type Finding, type PageView, type PiiMode } from '../datasets/index.js';
 import type { Logger } from '../logger.js';
 import type { RequestBudget } from '../queue/request-budget.js';
 import {
   completeRun,
-  findDuplicatePath,
-  insertVisitorBatch,
+  findDuplicateKey,
+  latestCompleteRun,
   pruneSuperseded,
   recordRunEvent,
   runProgress,
+  selectRows,
+  tableName,
   type Warehouse,
 } from '../warehouse/index.js';
-import { BudgetWaitError, PaginationError, UnstableWindowError } from './errors.js';
+import { BatchLoader } from './batch-loader.js';
+import { BudgetWaitError, CursorRefusedError, MissingSourceRunError, PaginationError, UnstableWindowError } from './errors.js';
 import { PageChecks } from './page-checks.js';
+import { END_CURSOR, Pager, type PageRequest, type PagerState } from './pager.js';
 import type { ExportWindow, WindowKind } from './windows.js';
-
-/** Rows per page: always the API's maximum, so every request of the budget counts fully. */
-export const PAGE_LIMIT = 250;
 
 export interface ExportSettings {
   /** Pages in flight at once when the budget is off. @default 16 */
@@ -36,16 +41,18 @@ export interface ExportSettings {
   batchRows: number;
   /** A window with more pages fails. @default 20000 */
   maxPages: number;
-  /** Fresh runs after the data moved mid-run. @default 2 */
+  /** Fresh runs after the data moved mid-run (or a cursor was refused). @default 2 */
   unstableRetries: number;
   /** Load what was fetched at least this often while pages trickle in. @default 5000 */
   flushIntervalMs?: number;
+  /** Personal fields (feedback `contact`): kept, hashed or dropped. @default keep */
+  pii?: PiiMode;
 }
 
 /** Counters the metrics layer may observe. */
 export interface ExportObserver {
-  pageFetched?(projectId: string): void;
-  rowsLoaded?(projectId: string, rows: number): void;
+  pageFetched?(projectId: string, dataset?: DatasetName): void;
+  rowsLoaded?(projectId: string, rows: number, dataset?: DatasetName): void;
 }
 
 export interface ExportDeps {
@@ -63,11 +70,19 @@ export interface ExportCheckpoint {
   /** Fresh runs started because the data moved. */
   restarts: number;
   startedAt: string;
-  totals?: SiteTotals;
+  /** Window totals seen on the run's pages (datasets with totals). */
+  totals?: Record<string, unknown>;
   requests: number;
+  /** Position after the last loaded batch. */
   offset: number;
+  /** Cursor after the last loaded batch. */
+  cursor?: string;
   rows: number;
   pages: number;
+  /** Waits for a fanout source run so far. */
+  sourceWaits?: number;
+  /** Findings to record with the run's first batch (why it started over). */
+  carried?: Finding[];
 }
 
 export interface ExportTask extends ExportWindow {
@@ -86,6 +101,13 @@ export interface ExportHooks {
   progress?(checkpoint: ExportCheckpoint): Promise<void> | void;
 }
 
+/** Waits for a fanout source run: how long each time, and how many times before failing. */
+const SOURCE_WAIT_MS = 60_000;
+const SOURCE_WAITS = 60;
+
+/** Every table that holds rows of runs (pruned when their run is superseded). */
+const RUN_TABLES = DATASETS.flatMap((d) => (d.totalsTable ? [d.table, d.totalsTable] : [d.table]));
+
 export async function exportWindow(deps: ExportDeps, task: ExportTask, hooks: ExportHooks): Promise<ExportOutcome> {
   let checkpoint = task.checkpoint ?? freshCheckpoint(task.runId, 0);
   for (;;) {
@@ -100,7 +122,8 @@ export async function exportWindow(deps: ExportDeps, task: ExportTask, hooks: Ex
       }
       deps.logger.warn({ event: 'export_unstable', runId: failed.runId, reason: err.message }, 'window data moved mid-run; starting over');
       const restarts = failed.restarts + 1;
-      checkpoint = { ...freshCheckpoint(`${task.runId}.r${restarts}`, restarts), requests: failed.requests };
+      const carried: Finding[] = err instanceof CursorRefusedError ? [{ kind: 'cursor_restarted', detail: `${err.message}; run ${failed.runId} started over` }] : [];
+      checkpoint = { ...freshCheckpoint(`${task.runId}.r${restarts}`, restarts), requests: failed.requests, carried };
       await hooks.checkpoint(checkpoint);
     }
   }
@@ -110,9 +133,10 @@ function freshCheckpoint(runId: string, restarts: number): ExportCheckpoint {
   return { runId, restarts, startedAt: new Date().toISOString(), requests: 0, offset: 0, rows: 0, pages: 0 };
 }
 
-function runEvent(task: ExportTask, cp: ExportCheckpoint, status: 'running' | 'failed' | 'unstable', error = '') {
+export function runEvent(task: ExportTask, cp: ExportCheckpoint, status: 'running' | 'failed' | 'unstable', error = '') {
   return {
     runId: cp.runId,
+    dataset: task.dataset,
     projectId: task.projectId,
     dateFrom: task.dateFrom,
     dateTo: task.dateTo,
@@ -126,36 +150,53 @@ function runEvent(task: ExportTask, cp: ExportCheckpoint, status: 'running' | 'f
   };
 }
 
-type Settled = { ok: true; page: VisitorsPage } | { ok: false; error: unknown };
+type Settled = { ok: true; body: unknown; repaired: string[] } | { ok: false; error: unknown };
 
 async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoint, hooks: ExportHooks): Promise<ExportOutcome> {
   const { client, warehouse, budget, settings, logger } = deps;
-  const stored = await runProgress(warehouse, start.runId);
+  const dataset = getDataset(task.dataset);
+  const stored = await runProgress(warehouse, dataset.table, start.runId);
   if (stored.batches === 0 && start.offset === 0) await recordRunEvent(warehouse, runEvent(task, start, 'running'));
   // Resume after the last stored batch, even if the checkpoint was not saved after it.
-  let cp: ExportCheckpoint = { ...start, offset: stored.nextOffset, rows: stored.rows, pages: Math.ceil(stored.nextOffset / PAGE_LIMIT) };
-  // The job's logger already carries queue, job id, project and window.
+  let cp: ExportCheckpoint = { ...start, offset: stored.nextOffset, rows: stored.rows };
+  // The job's logger already carries queue, job id, dataset, project and window.
   const log = logger.child({ runId: cp.runId });
   if (stored.nextOffset > 0) log.info({ event: 'export_resume', offset: cp.offset, rows: cp.rows }, 'resuming window');
 
-  const checks = new PageChecks(cp.totals);
-  const concurrency = budget.limited ? 1 : settings.prefetchPages;
-  const inflight = new Map<number, Promise<Settled>>();
-  const startOffset = cp.offset;
-  let nextLaunch = cp.offset;
-  let consumed = cp.offset;
-  let endOffset: number | undefined;
-  let waitMs: number | undefined;
-  let batch: VisitorRow[] = [];
-  let batchStart = cp.offset;
-  let lastFlushAt = Date.now();
-  let requests = cp.requests;
+  let ids: string[] = [];
+  if (dataset.pagination.kind === 'fanout') {
+    const source = await fanoutIds(warehouse, dataset, task);
+    if (source === null) {
+      const waits = (cp.sourceWaits ?? 0) + 1;
+      if (waits > SOURCE_WAITS) {
+        throw new MissingSourceRunError(`no complete ${dataset.pagination.source} run of ${task.dateFrom}..${task.dateTo}; export it first`);
+      }
+      log.info({ event: 'export_waiting_for_source', source: dataset.pagination.source }, 'waiting for the source dataset');
+      return { kind: 'waiting', waitMs: SOURCE_WAIT_MS, checkpoint: { ...cp, sourceWaits: waits } };
+    }
+    ids = source;
+  }
 
-  const fetchPage = (offset: number): Promise<VisitorsPage> =>
-    client.getVisitors(
-      task.projectId,
-      { dateFrom: task.dateFrom, dateTo: task.dateTo, limit: PAGE_LIMIT, offset },
-      {
+  const pager = new Pager(dataset, task, ids);
+  const paginated = dataset.pagination.kind === 'offset' || dataset.pagination.kind === 'cursor';
+  const checks = new PageChecks({ limit: pager.limit, keyColumn: dataset.keyColumn, paginated }, cp.totals);
+  let requests = cp.requests;
+  let state: PagerState = { position: stored.nextOffset, cursor: stored.batches > 0 && stored.cursor !== '' && stored.cursor !== END_CURSOR ? stored.cursor : null };
+  let done = stored.cursor === END_CURSOR || !pager.hasWork(state);
+  let pages = cp.pages;
+  const runWindow = { dataset: task.dataset, runId: cp.runId, projectId: task.projectId, dateFrom: task.dateFrom, dateTo: task.dateTo };
+  const loader = new BatchLoader(warehouse, dataset, runWindow, state.position, async (batch) => {
+    cp = { ...cp, offset: batch.end, cursor: batch.cursor, rows: cp.rows + batch.rows, pages, totals: checks.expectedTotals, requests, carried: undefined };
+    deps.observer?.rowsLoaded?.(task.projectId, batch.rows, task.dataset);
+    log.debug({ event: 'batch_loaded', offset: batch.end, rows: batch.rows }, 'batch loaded');
+    await hooks.checkpoint(cp);
+    await hooks.progress?.(cp);
+  });
+  if (cp.carried?.length) loader.add([], cp.carried);
+
+  const fetchPage = (request: PageRequest): Promise<Settled> =>
+    client
+      .getAnalyticsPage(task.projectId, request.endpoint, request.params, dataset.schema, {
         beforeAttempt: async () => {
           const take = await budget.tryTake();
           if (!take.granted) throw new BudgetWaitError(take.waitMs);
@@ -167,121 +208,153 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
           await budget.pause(retryAfterMs);
           throw new BudgetWaitError(retryAfterMs);
         },
-      },
-    );
-
-  const launch = () => {
-    // Slow start: the window's size is unknown, so the prefetch window grows with the pages seen
-    // (1, 1, 2, 2, 3 …) up to its cap; a small window wastes at most a couple of requests past its end.
-    const allowed = Math.min(concurrency, 1 + Math.floor((consumed - startOffset) / PAGE_LIMIT / 2));
-    while (inflight.size < allowed && waitMs === undefined && endOffset === undefined && nextLaunch / PAGE_LIMIT < settings.maxPages) {
-      const offset = nextLaunch;
-      nextLaunch += PAGE_LIMIT;
-      inflight.set(
-        offset,
-        fetchPage(offset).then(
-          (page): Settled => ({ ok: true, page }),
-          (error: unknown): Settled => ({ ok: false, error }),
-        ),
+      })
+      .then(
+        (parsed): Settled => ({ ok: true, body: parsed.value, repaired: parsed.repaired }),
+        (error: unknown): Settled => ({ ok: false, error }),
       );
+
+  // Prefetch: offset pages ahead of the one consumed, keyed by position. Slow start: the window's
+  // size is unknown, so the number ahead grows with the pages seen (1, 1, 2, 2, 3 …) up to its cap.
+  const inflight = new Map<number, Promise<Settled>>();
+  const concurrency = budget.limited || !pager.canFetchAhead ? 1 : settings.prefetchPages;
+  let step = pager.limit ?? 1;
+  let ahead = state.position;
+  let launched = 0;
+  let consumedPages = 0;
+  let waitMs: number | undefined;
+  let lastFlushAt = Date.now();
+  const launch = () => {
+    if (!pager.canFetchAhead) {
+      if (inflight.size === 0 && launched < settings.maxPages) {
+        inflight.set(state.position, fetchPage(pager.request(state)));
+        launched++;
+      }
+      return;
+    }
+    const allowed = Math.min(concurrency, 1 + Math.floor(consumedPages / 2));
+    ahead = Math.max(ahead, state.position);
+    while (inflight.size < allowed && launched < settings.maxPages) {
+      inflight.set(ahead, fetchPage(pager.request({ position: ahead, cursor: null })));
+      ahead += step;
+      launched++;
     }
   };
-
-  // Without a budget, at most one insert runs while the next batch is being fetched, so loading
-  // overlaps fetching and memory holds two batches at most.
-  let inserting: Promise<void> | undefined;
-  const flush = async (wait: boolean) => {
-    if (inserting) await inserting;
-    inserting = undefined;
-    const rows = batch;
-    const from = batchStart;
-    const to = consumed;
-    const totals = checks.expectedTotals;
-    const requestsSoFar = requests;
-    batch = [];
-    batchStart = consumed;
-    lastFlushAt = Date.now();
-    checks.batchLoaded();
-    const work = (async () => {
-      if (rows.length > 0) {
-        await insertVisitorBatch(warehouse, {
-          runId: cp.runId,
-          projectId: task.projectId,
-          dateFrom: task.dateFrom,
-          dateTo: task.dateTo,
-          batchOffset: from,
-          batchEnd: to,
-          rows,
-        });
-        deps.observer?.rowsLoaded?.(task.projectId, rows.length);
-        log.debug({ event: 'batch_loaded', offset: from, rows: rows.length }, 'batch loaded');
-      }
-      cp = { ...cp, offset: to, rows: cp.rows + rows.length, pages: Math.ceil(to / PAGE_LIMIT), totals, requests: requestsSoFar };
-      await hooks.checkpoint(cp);
-      await hooks.progress?.(cp);
-    })();
-    work.catch(() => {}); // awaited by the next flush or below; this only marks it handled
-    inserting = work;
-    if (wait) {
-      await work;
-      inserting = undefined;
-    }
+  const dropFetchedAhead = (): number => {
+    const dropped = inflight.size;
+    inflight.clear(); // their answers are ignored; they settle on their own
+    return dropped;
   };
 
   try {
-    for (;;) {
+    while (!done) {
       launch();
-      const next = inflight.get(consumed);
-      if (!next) break;
+      const next = inflight.get(state.position);
+      if (!next) break; // the page cap stopped launching
       const settled = await next;
-      inflight.delete(consumed);
-      if (!settled.ok) {
-        if (settled.error instanceof BudgetWaitError) {
-          waitMs = settled.error.waitMs;
-          break;
-        }
+      inflight.delete(state.position);
+      const requestedWith = state.cursor;
+      let body: unknown;
+      const findings = new FindingLog();
+      if (settled.ok) {
+        body = settled.body;
+        for (const path of settled.repaired) findings.add('invalid_text', `${path}: invalid Unicode replaced with U+FFFD (position ${state.position})`);
+      } else if (settled.error instanceof BudgetWaitError) {
+        waitMs = settled.error.waitMs;
+        break;
+      } else if (settled.error instanceof NotFoundError && dataset.pagination.kind === 'fanout') {
+        findings.add('thread_not_found', `${pager.request(state).id ?? ''}: 404 ${settled.error.message}`);
+      } else if (settled.error instanceof InvalidRequestError && requestedWith !== null) {
+        throw new CursorRefusedError(`the upstream refused cursor ${JSON.stringify(requestedWith.slice(0, 40))} at position ${state.position}: ${settled.error.message}`);
+      } else {
         // Keep what was fetched before the failure: a retry resumes after it.
-        await Promise.allSettled(inflight.values());
-        await flush(true);
+        await loader.flush(state.position, state.cursor ?? '', true);
         throw settled.error;
       }
-      deps.observer?.pageFetched?.(task.projectId);
-      checks.check(settled.page, consumed);
-      for (const row of settled.page.visitors) batch.push(row);
-      const pageEnd = consumed + settled.page.visitors.length;
-      if (!settled.page.hasMore) endOffset = pageEnd;
-      consumed = endOffset ?? consumed + PAGE_LIMIT;
-      if (endOffset !== undefined) break;
+      pages++;
+      consumedPages++;
+      deps.observer?.pageFetched?.(task.projectId, task.dataset);
+
+      const ctx = new RowContext(findings, settings.pii ?? 'keep');
+      const view: PageView<unknown> = body === undefined ? { items: [], hasMore: false } : dataset.page(body, ctx);
+      const rows = view.items.map((item) => dataset.row(item, ctx));
+      checks.check(view, rows, state.position, requestedWith);
+      const { state: after, done: finished } = pager.next(state, view);
+      const limit = pager.limit;
+      if (dataset.pagination.kind === 'offset' && !finished && limit !== undefined && view.items.length < limit) {
+        const dropped = inflight.size > 0 && !inflight.has(after.position) ? dropFetchedAhead() : 0;
+        findings.add('short_page', `page at offset ${state.position} has ${view.items.length} rows of limit ${limit} and hasMore: true; next offset ${after.position}; ${dropped} requests fetched ahead dropped`);
+        step = view.items.length;
+        ahead = after.position;
+      }
+      if (dataset.pagination.kind === 'single' && view.hasMore) {
+        findings.add('truncated', `the answer holds ${view.items.length} rows and says hasMore: true; the endpoint has no way to fetch the rest`);
+      }
+      loader.add(rows, findings.drain());
+      state = after;
+      done = finished;
+      if (done) break;
       // Under a budget every request is precious and speed is set by the budget: load each batch
       // before fetching on, so a crash costs at most one batch of requests. Without one, overlap.
-      if (batch.length >= settings.batchRows || Date.now() - lastFlushAt >= (settings.flushIntervalMs ?? 5000)) await flush(budget.limited);
+      if (loader.pendingRows >= settings.batchRows || Date.now() - lastFlushAt >= (settings.flushIntervalMs ?? 5000)) {
+        lastFlushAt = Date.now();
+        await loader.flush(state.position, state.cursor ?? '', budget.limited);
+      }
     }
   } finally {
     // Pages still in flight past the end or past a budget stop are not consumed; let them settle.
     await Promise.allSettled(inflight.values());
-    if (inserting) await inserting.catch(() => {});
+    await loader.settle().catch(() => {});
   }
-  await flush(true);
+  await loader.flush(state.position, done ? END_CURSOR : (state.cursor ?? ''), true);
 
   if (waitMs !== undefined) {
     log.info({ event: 'export_waiting_for_budget', waitMs, offset: cp.offset }, 'budget spent; waiting');
     return { kind: 'waiting', waitMs, checkpoint: cp };
   }
-  if (endOffset === undefined) {
-    throw new PaginationError(`window has more than ${settings.maxPages} pages (MINTPIPE_MAX_PAGES); stopped at offset ${consumed}`);
+  if (!done) {
+    throw new PaginationError(`window has more than ${settings.maxPages} pages (MINTPIPE_MAX_PAGES); stopped at position ${state.position}`);
   }
-  const duplicate = await findDuplicatePath(warehouse, cp.runId);
-  if (duplicate !== null) throw new UnstableWindowError(`path "${duplicate}" seen twice in one run`);
+  return complete(deps, task, dataset, cp, checks.expectedTotals, requests, log);
+}
+
+async function complete(
+  deps: ExportDeps,
+  task: ExportTask,
+  dataset: Dataset,
+  cp: ExportCheckpoint,
+  totals: Record<string, unknown> | undefined,
+  requests: number,
+  log: Logger,
+): Promise<ExportOutcome> {
+  const { warehouse } = deps;
+  if (dataset.keyColumn) {
+    const duplicate = await findDuplicateKey(warehouse, dataset.table, dataset.keyColumn, cp.runId);
+    if (duplicate !== null) throw new UnstableWindowError(`${dataset.keyColumn} ${JSON.stringify(duplicate.slice(0, 80))} seen twice in one run`);
+  }
+  if (dataset.totalsTable && !totals) throw new UnstableWindowError('window totals were lost with the checkpoint');
   await completeRun(warehouse, {
-    ...runEvent(task, cp, 'running'),
-    totals: cp.totals ?? { human: 0, ai: 0, total: 0 },
+    ...runEvent(task, { ...cp, requests }, 'running'),
+    table: dataset.table,
+    totals: dataset.totalsTable && totals ? { table: dataset.totalsTable, columns: totals } : undefined,
   });
   log.info({ event: 'export_complete', rows: cp.rows, pages: cp.pages, requests }, 'window complete');
   try {
-    await pruneSuperseded(warehouse);
+    await pruneSuperseded(warehouse, RUN_TABLES);
   } catch (err) {
     // Pruning only reclaims space; the window is already complete and correct for readers.
     log.warn({ event: 'prune_failed', err }, 'pruning superseded rows failed');
   }
   return { kind: 'complete', runId: cp.runId, rows: cp.rows, pages: cp.pages, requests };
+}
+
+/** The ids a fanout dataset asks for: listed by the source dataset's complete run of the window, or null when there is none. */
+async function fanoutIds(warehouse: Warehouse, dataset: Dataset, window: ExportWindow): Promise<string[] | null> {
+  const pagination = dataset.pagination;
+  if (pagination.kind !== 'fanout') return [];
+  const source = getDataset(pagination.source);
+  const run = await latestCompleteRun(warehouse, source.name, window.projectId, window.dateFrom, window.dateTo);
+  if (!run) return null;
+  const rows = await selectRows<{ id: string }>(warehouse, pagination.idsSql(tableName(warehouse, source.table)), { runId: run.runId });
+  return rows.map((row) => row.id).filter((id) => id !== '');
 }

@@ -1,54 +1,74 @@
 /**
- * Integrity rules for the pages of one run, applied in offset order before anything is loaded.
- * Paths are checked for repeats within the current batch and the page before it here; repeats
- * across batches are found in the warehouse before the run completes (memory stays flat).
+ * Integrity rules for the pages of one run, applied in order before anything is loaded. What the
+ * spec promises is enforced (a page within its limit, no empty page that says `hasMore`, no page
+ * or cursor served twice); data that moved mid-run (a key seen twice, totals that change) makes
+ * the run unstable. Keys are checked here against the current batch and the page before it;
+ * repeats across batches are found in the warehouse before the run completes (memory stays flat).
  */
-import type { SiteTotals, VisitorsPage } from '../api/index.js';
+import type { PageView } from '../datasets/index.js';
 import { PaginationError, UnstableWindowError } from './errors.js';
 
 export class PageChecks {
-  private totals: SiteTotals | undefined;
+  private totals: Record<string, unknown> | undefined;
   private previousSignature = '';
-  private recentPaths = new Set<string>();
-  private previousPagePaths: string[] = [];
+  private recentKeys = new Set<string>();
+  private previousPageKeys: string[] = [];
+  private readonly cursors = new Set<string>();
 
-  constructor(totals?: SiteTotals) {
+  constructor(
+    private readonly options: { limit: number | undefined; keyColumn: string | undefined; paginated: boolean },
+    totals?: Record<string, unknown>,
+  ) {
     this.totals = totals;
   }
 
-  /** The site totals every page of this run must repeat. */
-  get expectedTotals(): SiteTotals | undefined {
+  /** The window totals every page of this run must repeat. */
+  get expectedTotals(): Record<string, unknown> | undefined {
     return this.totals;
   }
 
-  check(page: VisitorsPage, offset: number): void {
-    if (page.visitors.length === 0 && page.hasMore) {
-      throw new PaginationError(`page at offset ${offset} is empty but says hasMore: true`);
+  /** Checks a page given the rows it maps to (for the keys) and the cursor it was fetched with. */
+  check(page: PageView<unknown>, rows: readonly Record<string, unknown>[], position: number, cursor: string | null): void {
+    const { limit, keyColumn, paginated } = this.options;
+    if (limit !== undefined && page.items.length > limit) {
+      throw new PaginationError(`page at position ${position} has ${page.items.length} rows, more than the limit ${limit}`);
     }
-    if (!this.totals) this.totals = page.totals;
-    else if (!sameTotals(this.totals, page.totals)) {
-      throw new UnstableWindowError(
-        `totals changed between pages (offset ${offset}: ${JSON.stringify(page.totals)} vs ${JSON.stringify(this.totals)})`,
-      );
+    if (paginated && page.items.length === 0 && page.hasMore) {
+      throw new PaginationError(`page at position ${position} is empty but says hasMore: true`);
     }
-    const signature = page.visitors.map((v) => `${v.path}\u0000${v.total}`).join('\u0001');
-    if (page.visitors.length > 0 && signature === this.previousSignature) {
-      throw new PaginationError(`page at offset ${offset} repeats the previous page`);
+    if (cursor !== null) {
+      if (this.cursors.has(cursor)) throw new PaginationError(`cursor ${JSON.stringify(cursor.slice(0, 40))} was served twice (page at position ${position})`);
+      this.cursors.add(cursor);
+    }
+    if (page.totals) {
+      if (!this.totals) this.totals = page.totals;
+      else if (!sameValues(this.totals, page.totals)) {
+        throw new UnstableWindowError(
+          `totals changed between pages (position ${position}: ${JSON.stringify(page.totals)} vs ${JSON.stringify(this.totals)})`,
+        );
+      }
+    }
+    if (!keyColumn) return;
+    const keys = rows.map((row) => String(row[keyColumn]));
+    const signature = keys.join('\u0001');
+    if (paginated && keys.length > 0 && signature === this.previousSignature) {
+      throw new PaginationError(`page at position ${position} repeats the previous page`);
     }
     this.previousSignature = signature;
-    for (const row of page.visitors) {
-      if (this.recentPaths.has(row.path)) throw new UnstableWindowError(`path "${row.path}" seen twice in one run (offset ${offset})`);
-      this.recentPaths.add(row.path);
+    for (const key of keys) {
+      if (this.recentKeys.has(key)) throw new UnstableWindowError(`${keyColumn} ${JSON.stringify(key.slice(0, 80))} seen twice in one run (position ${position})`);
+      this.recentKeys.add(key);
     }
-    this.previousPagePaths = page.visitors.map((v) => v.path);
+    this.previousPageKeys = keys;
   }
 
-  /** A batch was loaded: keep only the last page's paths to compare with the next page. */
+  /** A batch was loaded: keep only the last page's keys to compare with the next page. */
   batchLoaded(): void {
-    this.recentPaths = new Set(this.previousPagePaths);
+    this.recentKeys = new Set(this.previousPageKeys);
   }
 }
 
-export function sameTotals(a: SiteTotals, b: SiteTotals): boolean {
-  return a.human === b.human && a.ai === b.ai && a.total === b.total;
+function sameValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }

@@ -1,7 +1,8 @@
 /**
- * Export windows: one (project, dateFrom, dateTo) each, `dateTo` exclusive as the API's. Unique
- * visitors are not additive, so a week or a month is its own window, never a sum of days.
+ * Export windows: one (dataset, project, dateFrom, dateTo) each, `dateTo` exclusive as the API's.
+ * Unique counts are not additive, so a week or a month is its own window, never a sum of days.
  */
+import type { DatasetName } from '../datasets/index.js';
 import { UsageError } from '../errors.js';
 import { addDays, daysBetween, isoWeekday, nextMonthStart, parseDay } from './dates.js';
 
@@ -11,10 +12,16 @@ export type Grain = (typeof GRAINS)[number];
 /** Why a window is exported; nightly work goes before re-exports and backfills. */
 export type WindowKind = 'nightly' | 'reexport' | 'manual';
 
-export interface ExportWindow {
+/** A project's date window, `dateTo` exclusive. */
+export interface ProjectWindow {
   projectId: string;
   dateFrom: string;
   dateTo: string;
+}
+
+/** What one export job exports: a dataset's window. */
+export interface ExportWindow extends ProjectWindow {
+  dataset: DatasetName;
 }
 
 /** Longest range `export` accepts in one command (a guard against typos like 2062). */
@@ -37,13 +44,13 @@ export function parseProjectId(text: string, input: string): string {
  * Splits [from, to) into windows of a grain: `day` each day; `week` calendar weeks (Monday to
  * Monday) and `month` calendar months, both cut at the range's ends; `range` the whole range.
  */
-export function planWindows(projectId: string, fromText: string, toText: string, grain: Grain): ExportWindow[] {
+export function planWindows(projectId: string, fromText: string, toText: string, grain: Grain): ProjectWindow[] {
   const from = parseDay(fromText, '--from');
   const to = parseDay(toText, '--to');
   if (to <= from) throw new UsageError(`--to: ${to} must be after --from ${from} (--to is exclusive)`);
   if (daysBetween(from, to) > MAX_RANGE_DAYS) throw new UsageError(`--to: range of ${daysBetween(from, to)} days is longer than ${MAX_RANGE_DAYS}`);
   if (grain === 'range') return [{ projectId, dateFrom: from, dateTo: to }];
-  const windows: ExportWindow[] = [];
+  const windows: ProjectWindow[] = [];
   let start = from;
   while (start < to) {
     let end: string;
@@ -57,7 +64,7 @@ export function planWindows(projectId: string, fromText: string, toText: string,
   return windows;
 }
 
-/** A stable key for a window, used for de-duplication of in-flight jobs. */
+/** A stable key for a dataset's window, used for de-duplication of in-flight jobs. */
 export function windowKey(window: ExportWindow): string {
-  return `${encodeURIComponent(window.projectId)}|${window.dateFrom}|${window.dateTo}`;
+  return `${window.dataset}|${encodeURIComponent(window.projectId)}|${window.dateFrom}|${window.dateTo}`;
 }

@@ -3,6 +3,7 @@
  * its rows only after its 'complete' event, which `completeRun` inserts last.
  */
 import { fromDateTime64, fromNullableDateTime64, toDateTime64 } from './datetime.js';
+import { storedRows } from './dataset-rows.js';
 import { RunRowsMismatchError } from './errors.js';
 import { insertRows } from './insert-rows.js';
 import { selectRows } from './select-rows.js';
@@ -12,15 +13,10 @@ import type { Warehouse } from './warehouse.js';
 export type RunKind = 'nightly' | 'backfill' | 'reexport' | 'manual';
 export type RunStatus = 'running' | 'complete' | 'failed' | 'unstable';
 
-/** Site-wide totals of a window (`total` is deduplicated across human and AI). */
-export interface WindowTotals {
-  human: number;
-  ai: number;
-  total: number;
-}
-
 export interface RunEvent {
   runId: string;
+  /** The dataset exported (`visitors`, `feedback`, …). */
+  dataset: string;
   projectId: string;
   /** `YYYY-MM-DD`. */
   dateFrom: string;
@@ -45,7 +41,10 @@ export interface RunEvent {
 }
 
 export interface CompletedRun extends Omit<RunEvent, 'status' | 'error'> {
-  totals: WindowTotals;
+  /** The dataset's row table, whose rows of the run are counted before completing. */
+  table: string;
+  /** Window-level figures and their table (e.g. visitors totals), stored with the completion. */
+  totals?: { table: string; columns: Record<string, unknown> };
   pages: number;
   /** Rows loaded by the run; must equal the rows stored for it. */
   rows: number;
@@ -55,6 +54,7 @@ export interface CompletedRun extends Omit<RunEvent, 'status' | 'error'> {
 /** A run's latest state, as the `export_runs` view shows it. */
 export interface ExportRun {
   runId: string;
+  dataset: string;
   projectId: string;
   dateFrom: string;
   dateTo: string;
@@ -72,6 +72,7 @@ export interface ExportRun {
 
 interface ExportRunRow {
   run_id: string;
+  dataset: string;
   project_id: string;
   date_from: string;
   date_to: string;
@@ -89,6 +90,7 @@ interface ExportRunRow {
 function toExportRun(row: ExportRunRow): ExportRun {
   return {
     runId: row.run_id,
+    dataset: row.dataset,
     projectId: row.project_id,
     dateFrom: row.date_from,
     dateTo: row.date_to,
@@ -121,6 +123,7 @@ export async function recordRunEvent(wh: Warehouse, event: RunEvent): Promise<vo
   await insertRows(wh, 'export_run_events', [
     {
       run_id: event.runId,
+      dataset: event.dataset,
       project_id: event.projectId,
       date_from: event.dateFrom,
       date_to: event.dateTo,
@@ -138,35 +141,31 @@ export async function recordRunEvent(wh: Warehouse, event: RunEvent): Promise<vo
 }
 
 /**
- * Marks a run complete: checks that its stored rows are all there, stores its totals, then inserts
- * the 'complete' event — last, because that one insert switches readers to this run.
+ * Marks a run complete: checks that its stored rows are all there, stores its window totals, then
+ * inserts the 'complete' event — last, because that one insert switches readers to this run.
  */
 export async function completeRun(wh: Warehouse, run: CompletedRun): Promise<void> {
-  const [stored] = await selectRows<{ rows: number | string }>(
-    wh,
-    `SELECT count() AS rows FROM ${tableName(wh, 'visitor_rows')} WHERE run_id = {runId:String}`,
-    { runId: run.runId },
-  );
-  const storedRows = Number(stored?.rows ?? 0);
-  if (storedRows !== run.rows) throw new RunRowsMismatchError(run.runId, run.rows, storedRows);
-  await insertRows(
-    wh,
-    'visitor_window_totals',
-    [
-      {
-        run_id: run.runId,
-        project_id: run.projectId,
-        date_from: run.dateFrom,
-        date_to: run.dateTo,
-        human: run.totals.human,
-        ai: run.totals.ai,
-        total: run.totals.total,
-        recorded_at: toDateTime64(new Date()),
-      },
-    ],
-    { dedupToken: `${run.runId}:totals` },
-  );
-  await recordRunEvent(wh, { ...run, status: 'complete', error: '' });
+  const stored = await storedRows(wh, run.table, run.runId);
+  if (stored !== run.rows) throw new RunRowsMismatchError(run.runId, run.rows, stored);
+  if (run.totals) {
+    await insertRows(
+      wh,
+      run.totals.table,
+      [
+        {
+          run_id: run.runId,
+          project_id: run.projectId,
+          date_from: run.dateFrom,
+          date_to: run.dateTo,
+          ...run.totals.columns,
+          recorded_at: toDateTime64(new Date()),
+        },
+      ],
+      { dedupToken: `${run.runId}:totals` },
+    );
+  }
+  const { table: _table, totals: _totals, ...event } = run;
+  await recordRunEvent(wh, { ...event, status: 'complete', error: '' });
 }
 
 export interface LatestRunsOptions {
@@ -191,6 +190,7 @@ export async function latestRuns(wh: Warehouse, options: LatestRunsOptions): Pro
 /** The run readers see for a window, or null when no run of it completed. */
 export async function latestCompleteRun(
   wh: Warehouse,
+  dataset: string,
   projectId: string,
   dateFrom: string,
   dateTo: string,
@@ -200,9 +200,9 @@ export async function latestCompleteRun(
     `SELECT * FROM ${tableName(wh, 'export_runs')}
      WHERE run_id IN (
        SELECT run_id FROM ${tableName(wh, 'latest_complete_runs')}
-       WHERE project_id = {projectId:String} AND date_from = {dateFrom:Date} AND date_to = {dateTo:Date}
+       WHERE dataset = {dataset:String} AND project_id = {projectId:String} AND date_from = {dateFrom:Date} AND date_to = {dateTo:Date}
      )`,
-    { projectId, dateFrom, dateTo },
+    { dataset, projectId, dateFrom, dateTo },
   );
   return rows[0] ? toExportRun(rows[0]) : null;
 }

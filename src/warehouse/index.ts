@@ -15,13 +15,16 @@ export {
   type Migration,
 } from './migrations.js';
 export {
-  findDuplicatePath,
-  insertVisitorBatch,
+  findDuplicateKey,
+  insertBatchFindings,
+  insertRowBatch,
   runProgress,
+  storedRows,
+  type BatchFinding,
+  type RowBatch,
   type RunProgress,
-  type VisitorBatch,
-  type VisitorRow,
-} from './visitor-rows.js';
+  type RunWindow,
+} from './dataset-rows.js';
 export {
   completeRun,
   latestCompleteRun,
@@ -33,7 +36,6 @@ export {
   type RunEvent,
   type RunKind,
   type RunStatus,
-  type WindowTotals,
 } from './export-runs.js';
 export { pruneSuperseded, type PruneResult } from './prune.js';
 export {

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { toDateTime64 } from './datetime.js';
 import { insertRows } from './insert-rows.js';
 import { initialSchema } from './migration-001-initial.js';
+import { datasetsSchema } from './migration-002-datasets.js';
 import type { Migration } from './migration.js';
 import { selectRows } from './select-rows.js';
 import { tableName } from './sql-text.js';
@@ -15,7 +16,7 @@ import type { Warehouse } from './warehouse.js';
 export type { Migration } from './migration.js';
 
 /** Every migration, in order. Append; never edit one that has shipped. */
-export const migrations: readonly Migration[] = [initialSchema];
+export const migrations: readonly Migration[] = [initialSchema, datasetsSchema];
 
 export interface ApplyMigrationsOptions {
   /** @default the list above */

@@ -7,15 +7,14 @@ import { selectRows } from './select-rows.js';
 import { stringLiteral, tableName } from './sql-text.js';
 import type { Warehouse } from './warehouse.js';
 
-const ROW_TABLES = ['visitor_rows', 'visitor_window_totals'] as const;
-
 export interface PruneResult {
   /** Runs whose stored rows were deleted. */
   runsPruned: number;
 }
 
-export async function pruneSuperseded(wh: Warehouse): Promise<PruneResult> {
-  const stored = ROW_TABLES.map((table) => `SELECT run_id FROM ${tableName(wh, table)}`).join(' UNION DISTINCT ');
+/** Deletes, from `tables` (row and totals tables keyed by run_id), the rows of runs no reader can see. */
+export async function pruneSuperseded(wh: Warehouse, tables: readonly string[]): Promise<PruneResult> {
+  const stored = tables.map((table) => `SELECT run_id FROM ${tableName(wh, table)}`).join(' UNION DISTINCT ');
   const rows = await selectRows<{ run_id: string }>(
     wh,
     `SELECT run_id FROM ${tableName(wh, 'export_runs')}
@@ -30,7 +29,7 @@ export async function pruneSuperseded(wh: Warehouse): Promise<PruneResult> {
   // Literals rather than a query parameter, which older servers do not substitute in ALTER.
   // mutations_sync = 2 waits until the rows are gone (on every replica, once there are replicas).
   const list = runIds.map(stringLiteral).join(', ');
-  for (const table of ROW_TABLES) {
+  for (const table of tables) {
     await wh.client.command({
       query: `ALTER TABLE ${tableName(wh, table)} DELETE WHERE run_id IN (${list}) SETTINGS mutations_sync = 2`,
     });

@@ -61,7 +61,7 @@ beforeAll(async () => {
   await runtime.startWorkers([QUEUE_NAMES.export]);
   const today = dayInTimeZone(new Date(), 'UTC');
   const queue = runtime.queue(QUEUE_NAMES.export);
-  const enqueued = await enqueueWindows(queue, planWindows(PROJECT, addDays(today, -DAYS), today, 'day').map((w) => ({ ...w, kind: 'manual' as const })));
+  const enqueued = await enqueueWindows(queue, planWindows(PROJECT, addDays(today, -DAYS), today, 'day').map((w) => ({ ...w, dataset: 'visitors' as const, kind: 'manual' as const })));
   jobIds = enqueued.map((e) => e.jobId);
   expect(await waitForJobs(queue, jobIds)).toEqual(Array(DAYS).fill('completed'));
   dashboard = await startDashboard({ runtime, host: '127.0.0.1', port: 0, metrics, logger });

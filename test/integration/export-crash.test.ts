@@ -45,7 +45,7 @@ describe('crash recovery', () => {
     redis = new Redis(config.redis.url!, { maxRetriesPerRequest: null });
     queue = new Queue('export', { connection: redis, prefix: config.queuePrefix });
     const project = 'crash-15000'; // 60 pages
-    const [enqueued] = await enqueueWindows(queue, [{ projectId: project, dateFrom: '2026-10-01', dateTo: '2026-10-02', kind: 'manual' }]);
+    const [enqueued] = await enqueueWindows(queue, [{ projectId: project, dateFrom: '2026-10-01', dateTo: '2026-10-02', dataset: 'visitors', kind: 'manual' }]);
 
     const first = startWorker(env);
     await until('rows loaded by the first worker', async () => {

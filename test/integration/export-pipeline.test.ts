@@ -88,11 +88,32 @@ describe('window export into the warehouse', () => {
     expect(runs.map((r) => r.status).sort()).toEqual(['complete', 'unstable']);
   });
 
-  it('fails a run whose page breaks the total invariant, naming the field, and shows nothing of it', async () => {
+  it('loads counts the spec only calls approximate (total out of bounds, not whole) and records each as a data-quality finding', async () => {
+    const project = 'approx-600';
+    const w = { projectId: project, dateFrom: '2026-10-09', dateTo: '2026-10-10' };
+    const truth = stack.emulator.control.window(project, w.dateFrom, w.dateTo);
+    const served = truth.visitors.slice(250, 500).map((v, i) => (i === 3 ? { ...v, total: v.human + v.ai + 5 } : i === 7 ? { ...v, human: v.human + 0.5 } : v));
+    stack.emulator.control.script('visitors', [{ kind: 'delay', ms: 0 }, { kind: 'body', body: { totals: truth.totals, visitors: served, hasMore: true } }]);
+    const [result] = await stack.exportWindows([w]);
+    expect(result?.state).toBe('completed');
+    const expected = truth.visitors.map((v, i) =>
+      i === 253 ? { ...v, total: v.human + v.ai + 5 } : i === 257 ? { ...v, human: Math.round(v.human + 0.5) } : v,
+    );
+    const sortRows = (rows: Array<{ path: unknown; total: unknown }>) => [...rows].sort((a, b) => String(a.path).localeCompare(String(b.path)));
+    expect(sortRows(await windowRows(project, w.dateFrom, w.dateTo))).toEqual(sortRows(expected));
+    const findings = await stack.rows(
+      `SELECT kind, detail FROM data_quality WHERE project_id = '${project}' AND dataset = 'visitors' ORDER BY kind`,
+    );
+    expect(findings.map((f) => f.kind)).toEqual(['fractional_count', 'total_out_of_bounds']);
+    expect(String(findings[0]?.detail)).toContain(`${truth.visitors[257]!.human + 0.5}`);
+    expect(String(findings[1]?.detail)).toContain(JSON.stringify(truth.visitors[253]!.path));
+  });
+
+  it('fails a run whose page breaks the schema, naming the field, and shows nothing of it', async () => {
     const project = 'invalid-600';
     const w = { projectId: project, dateFrom: '2026-10-09', dateTo: '2026-10-10' };
     const truth = stack.emulator.control.window(project, w.dateFrom, w.dateTo);
-    const bad = truth.visitors.slice(250, 500).map((v, i) => (i === 3 ? { ...v, total: v.human + v.ai + 5 } : v));
+    const bad = truth.visitors.slice(250, 500).map((v, i) => (i === 3 ? { ...v, total: String(v.total) } : v));
     stack.emulator.control.script('visitors', [{ kind: 'delay', ms: 0 }, { kind: 'body', body: { totals: truth.totals, visitors: bad, hasMore: true } }]);
     const [result] = await stack.exportWindows([w]);
     expect(result?.state).toBe('failed');
@@ -100,6 +121,20 @@ describe('window export into the warehouse', () => {
     expect(await windowRows(project, w.dateFrom, w.dateTo)).toEqual([]);
     const runs = await stack.rows(`SELECT status, error FROM export_runs WHERE project_id = '${project}'`);
     expect(runs.map((r) => r.status)).toEqual(['failed']);
+  });
+
+  it('starts over when a page repeats a path of an earlier page with the totals unchanged, and ends exact', async () => {
+    const project = 'repeat-900';
+    const w = { projectId: project, dateFrom: '2026-10-13', dateTo: '2026-10-14' };
+    const truth = stack.emulator.control.window(project, w.dateFrom, w.dateTo);
+    const repeated = truth.visitors.slice(250, 500).map((v, i) => (i === 0 ? truth.visitors[5]! : v));
+    stack.emulator.control.script('visitors', [{ kind: 'delay', ms: 0 }, { kind: 'body', body: { totals: truth.totals, visitors: repeated, hasMore: true } }]);
+    const [result] = await stack.exportWindows([w]);
+    expect(result?.state).toBe('completed');
+    expect(await windowRows(project, w.dateFrom, w.dateTo)).toEqual(truth.visitors);
+    const runs = await stack.rows(`SELECT status, error FROM export_runs WHERE project_id = '${project}' ORDER BY started_at`);
+    expect(runs.map((r) => r.status)).toEqual(['unstable', 'complete']);
+    expect(String(runs[0]?.error)).toContain(`path ${JSON.stringify(truth.visitors[5]!.path)} seen twice`);
   });
 
   it('fails a run when a page is empty but says hasMore, instead of looping', async () => {

@@ -28,7 +28,7 @@ describe('nightly scheduler', () => {
   it('enqueues yesterday and the re-export days for each project at the scheduled clock, nightly first', async () => {
     const plan = createPlanNightlyProcessor({
       queue,
-      settings: { projects: ['docs', 'api'], reexportDays: 2, weekly: false, monthly: false, timezone: 'UTC' },
+      settings: { projects: ['docs', 'api'], datasets: ['visitors'], assistantThreads: [], reexportDays: { default: 2 }, weekly: false, monthly: false, timezone: 'UTC' },
       logger: createLogger({ level: 'silent' }),
     });
     const job = { data: { runAt: '2026-11-19T02:00:00Z' }, queueName: 'export', id: 'x', timestamp: Date.now(), opts: {} } as unknown as Job;
@@ -42,11 +42,11 @@ describe('nightly scheduler', () => {
       })
       .sort();
     expect(windows).toEqual([
-      'api 2026-11-16..2026-11-17 reexport p5',
-      'api 2026-11-17..2026-11-18 reexport p5',
+      'api 2026-11-16..2026-11-17 reexport p100',
+      'api 2026-11-17..2026-11-18 reexport p100',
       'api 2026-11-18..2026-11-19 nightly p1',
-      'docs 2026-11-16..2026-11-17 reexport p5',
-      'docs 2026-11-17..2026-11-18 reexport p5',
+      'docs 2026-11-16..2026-11-17 reexport p100',
+      'docs 2026-11-17..2026-11-18 reexport p100',
       'docs 2026-11-18..2026-11-19 nightly p1',
     ]);
     // Running the same night again while those windows are in flight adds nothing.

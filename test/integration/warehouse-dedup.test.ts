@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   insertPromptEvent,
   insertRows,
-  insertVisitorBatch,
+  insertRowBatch,
   openWarehouse,
   promptOutcomes,
   runProgress,
   selectRows,
-  type VisitorBatch,
+  type RowBatch,
   type Warehouse,
 } from '../../src/warehouse/index.js';
 
@@ -27,8 +27,11 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function batch(overrides: Partial<VisitorBatch> = {}): VisitorBatch {
+function batch(overrides: Partial<RowBatch> = {}): RowBatch {
   return {
+    dataset: 'visitors',
+    table: 'visitor_rows',
+    batchCursor: '',
     runId: `run-${randomUUID()}`,
     projectId: `p-${randomUUID()}`,
     dateFrom: '2024-04-01',
@@ -64,39 +67,39 @@ async function sessionSetting(name: string): Promise<{ value: string; changed: n
 describe('insert deduplication', () => {
   it('stores a replayed batch once', async () => {
     const replayed = batch();
-    await insertVisitorBatch(wh, replayed);
-    await insertVisitorBatch(wh, replayed);
+    await insertRowBatch(wh, replayed);
+    await insertRowBatch(wh, replayed);
     expect(await storedRows(replayed.projectId)).toBe(2);
-    expect(await runProgress(wh, replayed.runId)).toEqual({ nextOffset: 250, rows: 2, batches: 1 });
+    expect(await runProgress(wh, 'visitor_rows', replayed.runId)).toEqual({ nextOffset: 250, cursor: '', rows: 2, batches: 1 });
   });
 
   it('stores identical rows of another run of the same window', async () => {
     const first = batch();
     const second = { ...first, runId: `run-${randomUUID()}` };
-    await insertVisitorBatch(wh, first);
-    await insertVisitorBatch(wh, second);
+    await insertRowBatch(wh, first);
+    await insertRowBatch(wh, second);
     expect(await storedRows(first.projectId)).toBe(4);
   });
 
   it('stores a later batch of the same run with the same rows at other offsets', async () => {
     const first = batch();
-    await insertVisitorBatch(wh, first);
-    await insertVisitorBatch(wh, { ...first, batchOffset: 250, batchEnd: 500 });
+    await insertRowBatch(wh, first);
+    await insertRowBatch(wh, { ...first, batchOffset: 250, batchEnd: 500 });
     expect(await storedRows(first.projectId)).toBe(4);
   });
 
   it('leaves no token or async setting behind on the engine session', async () => {
-    await insertVisitorBatch(wh, batch());
+    await insertRowBatch(wh, batch());
     expect(await sessionSetting('insert_deduplication_token')).toEqual({ value: '', changed: 0 });
     expect((await sessionSetting('async_insert')).changed).toBe(0);
   });
 
   it('does not drop untokened inserts that follow tokened batches', async () => {
     const batchId = `b-${randomUUID()}`;
-    await insertVisitorBatch(wh, batch());
+    await insertRowBatch(wh, batch());
     const event = { batchId, projectId: 'p', jobId: 'j', status: 'queued' as const, version: 1 };
     await insertPromptEvent(wh, { ...event, promptId: 'p1' });
-    await insertVisitorBatch(wh, batch());
+    await insertRowBatch(wh, batch());
     await insertPromptEvent(wh, { ...event, promptId: 'p2' });
     await insertPromptEvent(wh, { ...event, promptId: 'p3' });
     expect((await promptOutcomes(wh, batchId)).map((outcome) => outcome.promptId)).toEqual(['p1', 'p2', 'p3']);

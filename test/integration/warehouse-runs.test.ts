@@ -4,20 +4,35 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  completeRun,
-  findDuplicatePath,
-  insertVisitorBatch,
-  latestCompleteRun,
+  completeRun as completeAnyRun,
+  findDuplicateKey,
+  insertRowBatch,
+  latestCompleteRun as latestCompleteAnyRun,
   latestRuns,
   openWarehouse,
-  pruneSuperseded,
+  pruneSuperseded as pruneAnySuperseded,
   recordRunEvent,
-  runProgress,
+  runProgress as anyRunProgress,
   RunRowsMismatchError,
   selectRows,
-  type VisitorRow,
+  type CompletedRun,
+  type RowBatch,
   type Warehouse,
 } from '../../src/warehouse/index.js';
+
+// The stores are generic over datasets; these tests exercise them with visitors.
+type VisitorRow = { path: string; human: number; ai: number; total: number };
+const insertVisitorBatch = (w: Warehouse, batch: Omit<RowBatch, 'table' | 'batchCursor' | 'dataset'>) =>
+  insertRowBatch(w, { ...batch, dataset: 'visitors', table: 'visitor_rows', batchCursor: '' });
+const completeRun = (w: Warehouse, run: Omit<CompletedRun, 'table' | 'totals'> & { totals: Record<string, unknown> }) =>
+  completeAnyRun(w, { ...run, table: 'visitor_rows', totals: { table: 'visitor_window_totals', columns: run.totals } });
+const latestCompleteRun = (w: Warehouse, projectId: string, from: string, to: string) => latestCompleteAnyRun(w, 'visitors', projectId, from, to);
+const findDuplicatePath = (w: Warehouse, runId: string) => findDuplicateKey(w, 'visitor_rows', 'path', runId);
+const runProgress = async (w: Warehouse, runId: string) => {
+  const { cursor: _cursor, ...progress } = await anyRunProgress(w, 'visitor_rows', runId);
+  return progress;
+};
+const pruneSuperseded = (w: Warehouse) => pruneAnySuperseded(w, ['visitor_rows', 'visitor_window_totals']);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-runs-'));
 let wh: Warehouse;
@@ -33,7 +48,7 @@ afterAll(async () => {
 
 /** A fresh window of a random project, so tests never see each other's rows. */
 function newWindow() {
-  return { projectId: `p-${randomUUID()}`, dateFrom: '2024-03-01', dateTo: '2024-03-02', kind: 'nightly' as const };
+  return { dataset: 'visitors', projectId: `p-${randomUUID()}`, dateFrom: '2024-03-01', dateTo: '2024-03-02', kind: 'nightly' as const };
 }
 
 type Window = ReturnType<typeof newWindow>;

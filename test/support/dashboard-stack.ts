@@ -16,13 +16,14 @@ import { createRedisConnection } from '../../src/queue/redis-connection.js';
 import {
   completeRun,
   insertPromptEvents,
-  insertVisitorBatch,
+  insertRowBatch,
   openWarehouse,
   recordRunEvent,
   type PromptEvent,
-  type VisitorRow,
   type Warehouse,
 } from '../../src/warehouse/index.js';
+
+type VisitorRow = { path: string; human: number; ai: number; total: number };
 
 export interface DashboardStack {
   source: OpsSource;
@@ -125,9 +126,9 @@ interface RunSpec {
 
 async function exportCompleteRun(wh: Warehouse, spec: RunSpec): Promise<{ human: number; ai: number; total: number }> {
   const runId = `run-${randomUUID()}`;
-  const window = { projectId: spec.projectId, dateFrom: spec.dateFrom, dateTo: spec.dateTo, kind: 'nightly' as const };
+  const window = { dataset: 'visitors', projectId: spec.projectId, dateFrom: spec.dateFrom, dateTo: spec.dateTo, kind: 'nightly' as const };
   await recordRunEvent(wh, { ...window, runId, status: 'running', startedAt: spec.startedAt, eventAt: spec.startedAt });
-  await insertVisitorBatch(wh, { ...window, runId, batchOffset: 0, batchEnd: 250, rows: spec.rows });
+  await insertRowBatch(wh, { ...window, table: 'visitor_rows', runId, batchOffset: 0, batchEnd: 250, batchCursor: '', rows: spec.rows });
   // Site uniques: at least the busiest page, less than the sum (visitors read several pages).
   const sum = (key: 'human' | 'ai') => spec.rows.reduce((n, r) => n + r[key], 0);
   const human = Math.round(sum('human') * 0.62);
@@ -138,7 +139,8 @@ async function exportCompleteRun(wh: Warehouse, spec: RunSpec): Promise<{ human:
     runId,
     startedAt: spec.startedAt,
     eventAt: new Date(spec.startedAt.getTime() + spec.durationMs),
-    totals,
+    table: 'visitor_rows',
+    totals: { table: 'visitor_window_totals', columns: totals },
     pages: 1,
     rows: spec.rows.length,
     requests: 1,
@@ -184,9 +186,9 @@ export async function seedDashboardData(wh: Warehouse, options: { projectId?: st
   await exportCompleteRun(wh, { projectId, dateFrom: weekFrom, dateTo: today, rows: weekRows, startedAt: new Date(), durationMs: 21_000 });
 
   const failedAt = new Date(Date.now() - 3_600_000);
-  await recordRunEvent(wh, { runId: `run-${randomUUID()}`, projectId, dateFrom: missing[1]!, dateTo: addDays(missing[1]!, 1), kind: 'backfill', status: 'running', startedAt: failedAt, eventAt: failedAt });
+  await recordRunEvent(wh, { runId: `run-${randomUUID()}`, dataset: 'visitors', projectId, dateFrom: missing[1]!, dateTo: addDays(missing[1]!, 1), kind: 'backfill', status: 'running', startedAt: failedAt, eventAt: failedAt });
   const failedRunId = `run-${randomUUID()}`;
-  await recordRunEvent(wh, { runId: failedRunId, projectId, dateFrom: missing[0]!, dateTo: addDays(missing[0]!, 1), kind: 'backfill', status: 'failed', pages: 3, rows: 750, requests: 3, error: 'page 4 breaks the total invariant: total 12 > human 5 + ai 6', startedAt: failedAt, eventAt: new Date(failedAt.getTime() + 8000) });
+  await recordRunEvent(wh, { runId: failedRunId, dataset: 'visitors', projectId, dateFrom: missing[0]!, dateTo: addDays(missing[0]!, 1), kind: 'backfill', status: 'failed', pages: 3, rows: 750, requests: 3, error: 'page 4 breaks the total invariant: total 12 > human 5 + ai 6', startedAt: failedAt, eventAt: new Date(failedAt.getTime() + 8000) });
 
   const batchId = 'batch-2024-follow-ups';
   const prLinks = ['https://github.com/acme/docs/pull/101', 'https://github.com/acme/docs/pull/102', 'https://github.com/acme/docs/pull/105'];

@@ -10,7 +10,8 @@ import { loadConfig, type MintpipeConfig } from '../../config/index.js';
 import { Runtime } from '../../src/cli/runtime.js';
 import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from '../../src/emulator/index.js';
 import { enqueueWindows } from '../../src/export/enqueue.js';
-import type { ExportWindow, WindowKind } from '../../src/export/windows.js';
+import type { DatasetName } from '../../src/datasets/index.js';
+import type { ProjectWindow, WindowKind } from '../../src/export/windows.js';
 import { createLogger } from '../../src/logger.js';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
 import { runQuery, type Warehouse } from '../../src/warehouse/index.js';
@@ -23,7 +24,8 @@ export interface ExportStack {
   config: MintpipeConfig;
   warehouse: Warehouse;
   /** Enqueues windows, runs them on the in-process workers, resolves when all finished. */
-  exportWindows(windows: ExportWindow[], kind?: WindowKind): Promise<Array<{ state: string; failedReason?: string; returnvalue?: unknown }>>;
+  /** Windows of `visitors` unless they name a dataset. */
+  exportWindows(windows: Array<ProjectWindow & { dataset?: DatasetName }>, kind?: WindowKind): Promise<Array<{ state: string; failedReason?: string; returnvalue?: unknown }>>;
   rows(sql: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
@@ -56,7 +58,7 @@ export async function openExportStack(options: { emulator?: StartEmulatorOptions
     config,
     warehouse,
     async exportWindows(windows, kind = 'manual') {
-      const enqueued = await enqueueWindows(queue, windows.map((w) => ({ ...w, kind })));
+      const enqueued = await enqueueWindows(queue, windows.map((w) => ({ ...w, dataset: w.dataset ?? 'visitors', kind })));
       const results = [];
       for (const e of enqueued) {
         for (;;) {

@@ -1,39 +1,57 @@
-/** `mintpipe export`: enqueue window exports; `--wait` follows them to the end. */
+/**
+ * `mintpipe export`: enqueue window exports of one or more datasets; `--wait` follows them to the
+ * end; `--dry-run` prints what the work costs instead; `export cancel` removes queued windows.
+ */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { EnqueuedWindow } from '../../export/enqueue.js';
-import { parseGrain, parseProjectId, planWindows, type ExportWindow } from '../../export/windows.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import { loadContext, withRuntime } from '../command-context.js';
+import { collectProjects, selectWindows, type WindowFlags } from '../window-selection.js';
 
-interface ExportFlags {
-  project: string[];
-  from?: string;
-  to?: string;
-  grain: string;
+interface ExportFlags extends WindowFlags {
   wait?: boolean;
+  dryRun?: boolean;
   format: string;
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('export')
-    .description('enqueue visitor exports of date windows (--to is exclusive)')
-    .option('--project <id>', 'project id (repeat or comma-separate for several)', (v: string, prev: string[]) => [...prev, ...v.split(',')], [])
+    .description('enqueue dataset exports of date windows (--to is exclusive)')
+    .option('--project <id>', 'project id (repeat or comma-separate for several)', collectProjects, [])
     .option('--from <YYYY-MM-DD>', 'first day of the range')
     .option('--to <YYYY-MM-DD>', 'day after the last day of the range (exclusive)')
     .option('--grain <grain>', 'windows: day, week (Mon–Mon), month, or range (one window)', 'day')
+    .option('--dataset <names>', 'datasets, comma-separated, or all (MINTPIPE_DATASETS); default visitors')
     .option('--wait', 'follow the windows until they finish; exit 0 only when all completed')
+    .option('--dry-run', 'print what the work costs in requests and budget hours; enqueue nothing')
     .option('--format <format>', 'output: text or json', 'text')
     .action(async (flags: ExportFlags) => {
       process.exitCode = await runExport(flags);
     });
+  command
+    .command('cancel')
+    .description('remove queued windows that have not started (in-flight ones finish)')
+    .option('--project <id>', 'project id (repeat or comma-separate for several)', collectProjects, [])
+    .option('--dataset <names>', 'only these datasets (comma-separated, or all)')
+    .option('--from <YYYY-MM-DD>', 'only windows starting on or after this day')
+    .option('--to <YYYY-MM-DD>', 'only windows ending on or before this day (exclusive end)')
+    .option('--format <format>', 'output: text or json', 'text')
+    .action(async (flags: WindowFlags & { format: string }) => {
+      const { runCancel } = await import('./export-cancel.js');
+      process.exitCode = await runCancel(flags);
+    });
 }
 
 async function runExport(flags: ExportFlags): Promise<number> {
-  const windows = parseWindows(flags);
   if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
   const context = loadContext({ oneShot: true });
+  const windows = selectWindows(flags, context.config);
+  if (flags.dryRun) {
+    const { printPlan } = await import('./plan.js');
+    return printPlan(windows, context, flags.format);
+  }
   return withRuntime(context, async (runtime) => {
     const { enqueueWindows } = await import('../../export/enqueue.js');
     const { waitForWindows } = await import('../wait-for-windows.js');
@@ -43,6 +61,7 @@ async function runExport(flags: ExportFlags): Promise<number> {
     const enqueued = await enqueueWindows(
       queue,
       windows.map((w) => ({ ...w, kind: 'manual' as const })),
+      { datasetOrder: context.config.export.datasets },
     );
     reportEnqueued(enqueued, flags.format);
     if (!flags.wait) return 0;
@@ -53,7 +72,7 @@ async function runExport(flags: ExportFlags): Promise<number> {
     if (flags.format === 'json') {
       process.stdout.write(`${JSON.stringify({ windows: results, completed: results.length - failed.length, failed: failed.length }, null, 2)}\n`);
     } else {
-      for (const r of failed) process.stderr.write(`failed ${r.projectId} ${r.dateFrom}..${r.dateTo}: ${r.error ?? r.state}\n`);
+      for (const r of failed) process.stderr.write(`failed ${r.dataset} ${r.projectId} ${r.dateFrom}..${r.dateTo}: ${r.error ?? r.state}\n`);
       const rows = results.reduce((sum, r) => sum + (r.rows ?? 0), 0);
       process.stdout.write(`${results.length - failed.length}/${results.length} windows complete, ${rows} rows\n`);
     }
@@ -61,20 +80,11 @@ async function runExport(flags: ExportFlags): Promise<number> {
   });
 }
 
-function parseWindows(flags: ExportFlags): ExportWindow[] {
-  if (flags.project.length === 0) throw new UsageError('--project: required (a Mintlify project id)');
-  if (!flags.from) throw new UsageError('--from: required (YYYY-MM-DD)');
-  if (!flags.to) throw new UsageError('--to: required (YYYY-MM-DD, exclusive)');
-  const grain = parseGrain(flags.grain);
-  const projects = flags.project.map((p) => parseProjectId(p, '--project'));
-  return projects.flatMap((projectId) => planWindows(projectId, flags.from!, flags.to!, grain));
-}
-
 function reportEnqueued(enqueued: EnqueuedWindow[], format: string): void {
   if (format === 'json') return;
   const kept = enqueued.filter((e) => !e.added).length;
   process.stdout.write(`enqueued ${enqueued.length - kept} window(s)${kept ? `, ${kept} already in flight` : ''}\n`);
   for (const e of enqueued) {
-    process.stdout.write(`  ${e.window.projectId} ${e.window.dateFrom}..${e.window.dateTo}  job ${e.jobId}${e.added ? '' : ' (in flight)'}\n`);
+    process.stdout.write(`  ${e.window.dataset} ${e.window.projectId} ${e.window.dateFrom}..${e.window.dateTo}  job ${e.jobId}${e.added ? '' : ' (in flight)'}\n`);
   }
 }

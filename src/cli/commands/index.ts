@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { register as dashboardCommand } from './dashboard.js';
 import { register as emulatorCommand } from './emulator.js';
 import { register as exportCommand } from './export.js';
+import { register as planCommand } from './plan.js';
 import { register as promptsCommand } from './prompts.js';
 import { register as queryCommand } from './query.js';
 import { register as startCommand } from './start.js';
@@ -11,4 +12,4 @@ import { register as workerCommand } from './worker.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [startCommand, exportCommand, promptsCommand, workerCommand, queryCommand, statusCommand, emulatorCommand, dashboardCommand];
+export const commands: RegisterCommand[] = [startCommand, exportCommand, planCommand, promptsCommand, workerCommand, queryCommand, statusCommand, emulatorCommand, dashboardCommand];

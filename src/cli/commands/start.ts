@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import type { MintpipeConfig } from '../../../config/index.js';
 import { ConfigError } from '../../../config/index.js';
 import { addDays, dayInTimeZone } from '../../export/dates.js';
+import { projectDatasets } from '../../export/nightly-plan.js';
 import { planWindows } from '../../export/windows.js';
 import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queue-names.js';
 import { nightlySchedule } from '../../queue/schedules.js';
@@ -93,9 +94,11 @@ async function start(flags: StartFlags): Promise<void> {
     }
     if (demo && demoDays > 0) {
       const today = dayInTimeZone(new Date(), 'UTC');
-      const windows = planWindows(DEMO_PROJECT, addDays(today, -demoDays), today, 'day');
-      const enqueued = await enqueueWindows(exportQueue, windows.map((w) => ({ ...w, kind: 'manual' as const })));
-      process.stdout.write(`exporting ${enqueued.length} demo days of project ${DEMO_PROJECT}; try:\n`);
+      const days = planWindows(DEMO_PROJECT, addDays(today, -demoDays), today, 'day');
+      const datasets = projectDatasets(DEMO_PROJECT, config.export);
+      const windows = datasets.flatMap((dataset) => days.map((w) => ({ ...w, dataset, kind: 'manual' as const })));
+      const enqueued = await enqueueWindows(exportQueue, windows, { datasetOrder: config.export.datasets });
+      process.stdout.write(`exporting ${days.length} demo days of project ${DEMO_PROJECT} (${datasets.join(', ')}: ${enqueued.length} windows); try:\n`);
       process.stdout.write(`  npx mintpipe query "SELECT date_from, count() AS paths, sum(total) AS page_uniques FROM visitors GROUP BY date_from ORDER BY date_from"\n`);
       process.stdout.write(`  npx mintpipe query "SELECT * FROM visitor_totals ORDER BY date_from" --format json\n`);
     }

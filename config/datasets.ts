@@ -1,0 +1,55 @@
+/**
+ * Settings of the datasets: which ones the nightly plan exports and in what order
+ * (MINTPIPE_DATASETS), which projects fetch assistant threads (MINTPIPE_ASSISTANT_THREADS), how
+ * many days are re-exported, per dataset (MINTPIPE_REEXPORT_DAYS=`3,feedback=30`), and what
+ * happens to personal fields (MINTPIPE_PII).
+ */
+import { DATASET_NAMES, PII_MODES, type DatasetName, type PiiMode } from '../src/datasets/index.js';
+import { ConfigError } from './config-error.js';
+
+type Env = Record<string, string | undefined>;
+
+/** The datasets a nightly plan exports by default, in priority order (threads are opt-in per project). */
+export const DEFAULT_DATASETS: readonly DatasetName[] = ['visitors', 'views', 'feedback', 'assistant', 'searches', 'feedback-by-page', 'assistant-caller-stats'];
+
+const MAX_REEXPORT_DAYS = 90;
+
+export interface DatasetSettings {
+  datasets: DatasetName[];
+  assistantThreads: string[];
+  reexportDays: { default: number } & Partial<Record<DatasetName, number>>;
+  pii: PiiMode;
+}
+
+function list(env: Env, key: string): string[] | undefined {
+  const raw = env[key];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function datasetName(key: string, name: string): DatasetName {
+  if ((DATASET_NAMES as readonly string[]).includes(name)) return name as DatasetName;
+  throw new ConfigError(key, `unknown dataset "${name.slice(0, 40)}" (one of: ${DATASET_NAMES.join(', ')})`);
+}
+
+function days(key: string, text: string): number {
+  if (!/^\d{1,3}$/.test(text) || Number(text) > MAX_REEXPORT_DAYS) throw new ConfigError(key, `expected a number of days from 0 to ${MAX_REEXPORT_DAYS}, got "${text}"`);
+  return Number(text);
+}
+
+export function datasetSettings(env: Env): DatasetSettings {
+  const datasets = [...new Set((list(env, 'MINTPIPE_DATASETS') ?? DEFAULT_DATASETS).map((name) => datasetName('MINTPIPE_DATASETS', name)))];
+  const assistantThreads = list(env, 'MINTPIPE_ASSISTANT_THREADS') ?? [];
+  const reexportDays: DatasetSettings['reexportDays'] = { default: 3 };
+  for (const item of list(env, 'MINTPIPE_REEXPORT_DAYS') ?? []) {
+    const eq = item.indexOf('=');
+    if (eq === -1) reexportDays.default = days('MINTPIPE_REEXPORT_DAYS', item);
+    else reexportDays[datasetName('MINTPIPE_REEXPORT_DAYS', item.slice(0, eq).trim())] = days('MINTPIPE_REEXPORT_DAYS', item.slice(eq + 1).trim());
+  }
+  const pii = (env.MINTPIPE_PII ?? 'keep').trim().toLowerCase() || 'keep';
+  if (!(PII_MODES as readonly string[]).includes(pii)) throw new ConfigError('MINTPIPE_PII', `expected one of ${PII_MODES.join(', ')}, got "${env.MINTPIPE_PII}"`);
+  return { datasets, assistantThreads, reexportDays, pii: pii as PiiMode };
+}

@@ -1,0 +1,73 @@
+/**
+ * `mintpipe plan`: what a range of export work costs before it is started — per dataset, the
+ * fewest requests, an estimate from the last complete run of that dataset (or a stated guess) and
+ * the hours of the shared analytics budget it takes. Reads the warehouse when it can (directly,
+ * or through a running installation), and estimates from defaults when it cannot.
+ */
+import type { Command } from 'commander';
+import type { DatasetName } from '../../datasets/index.js';
+import { UsageError } from '../../errors.js';
+import type { RunSample } from '../../export/plan-cost.js';
+import type { ExportWindow } from '../../export/windows.js';
+import { loadContext, type CommandContext } from '../command-context.js';
+import { collectProjects, selectWindows, type WindowFlags } from '../window-selection.js';
+
+export function register(program: Command): void {
+  program
+    .command('plan')
+    .description('what export work costs in requests and hours of the analytics budget (--to is exclusive)')
+    .requiredOption('--from <YYYY-MM-DD>', 'first day of the range')
+    .requiredOption('--to <YYYY-MM-DD>', 'day after the last day of the range (exclusive)')
+    .option('--grain <grain>', 'windows: day, week (Mon–Mon), month, or range (one window)', 'day')
+    .option('--project <id>', 'project id (repeat or comma-separate; default MINTPIPE_PROJECTS)', collectProjects, [])
+    .option('--dataset <names>', 'datasets, comma-separated, or all (MINTPIPE_DATASETS); default all')
+    .option('--format <format>', 'output: text or json', 'text')
+    .action(async (flags: WindowFlags & { format: string }) => {
+      if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
+      const context = loadContext({ oneShot: true });
+      const projects = flags.project.length > 0 ? flags.project : context.config.export.projects;
+      if (projects.length === 0) throw new UsageError('--project: required (or set MINTPIPE_PROJECTS)');
+      const windows = selectWindows({ ...flags, project: projects, dataset: flags.dataset ?? 'all' }, context.config);
+      process.exitCode = await printPlan(windows, context, flags.format);
+    });
+}
+
+export async function printPlan(windows: ExportWindow[], context: CommandContext, format: string): Promise<number> {
+  const { formatPlanCost, planCost } = await import('../../export/plan-cost.js');
+  const samples = await lastRunSamples(context);
+  const cost = planCost(windows, samples, context.config.analyticsRate);
+  if (format === 'json') process.stdout.write(`${JSON.stringify(cost, null, 2)}\n`);
+  else process.stdout.write(`${formatPlanCost(cost)}\n`);
+  return 0;
+}
+
+const SAMPLES_SQL = `SELECT dataset, argMax(requests, finished_at) AS requests, argMax(dateDiff('day', date_from, date_to), finished_at) AS days
+FROM export_runs WHERE status = 'complete' GROUP BY dataset`;
+
+/** Each dataset's last complete run, read wherever the warehouse is; none when it cannot be read. */
+async function lastRunSamples(context: CommandContext): Promise<Map<DatasetName, RunSample>> {
+  const { config, logger } = context;
+  const samples = new Map<DatasetName, RunSample>();
+  let rows: Record<string, unknown>[] = [];
+  try {
+    const { openWarehouse, runQuery, WarehouseLockedError } = await import('../../warehouse/index.js');
+    try {
+      const warehouse = await openWarehouse({ ...config.clickhouse, dataDir: config.dataDir, logger });
+      try {
+        rows = (await runQuery(warehouse, SAMPLES_SQL)).rows;
+      } finally {
+        await warehouse.close();
+      }
+    } catch (err) {
+      if (!(err instanceof WarehouseLockedError)) throw err;
+      const { queryThroughGateway } = await import('../warehouse-gateway.js');
+      rows = (await queryThroughGateway(config.dataDir, SAMPLES_SQL))?.rows ?? [];
+    }
+  } catch (err) {
+    logger.warn({ event: 'plan_without_history', err }, 'could not read past runs; estimating from defaults');
+  }
+  for (const row of rows) {
+    samples.set(row.dataset as DatasetName, { requests: Number(row.requests), days: Number(row.days) });
+  }
+  return samples;
+}

@@ -1,0 +1,50 @@
+/**
+ * The windows a command names: `--project`, `--from`, `--to`, `--grain` and `--dataset`, checked
+ * (each refusal a UsageError naming the flag) and expanded into one window per (dataset, project,
+ * date window). Without `--dataset`: visitors, as before datasets existed; `all`: MINTPIPE_DATASETS,
+ * with assistant threads for the projects that enable them.
+ */
+import type { MintpipeConfig } from '../../config/index.js';
+import { parseDatasetList, type DatasetName } from '../datasets/index.js';
+import { UsageError } from '../errors.js';
+import { projectDatasets } from '../export/nightly-plan.js';
+import { parseGrain, parseProjectId, planWindows, type ExportWindow } from '../export/windows.js';
+
+export interface WindowFlags {
+  project: string[];
+  from?: string;
+  to?: string;
+  grain: string;
+  dataset?: string;
+}
+
+/** `--project` as commander collects it: repeatable and comma-separated. */
+export const collectProjects = (value: string, previous: string[]): string[] => [...previous, ...value.split(',')];
+
+export function selectDatasets(flags: Pick<WindowFlags, 'dataset'>, projectId: string, config: MintpipeConfig): DatasetName[] {
+  if (flags.dataset === undefined) return ['visitors'];
+  const all = projectDatasets(projectId, config.export);
+  const names = parseDatasetList(flags.dataset, '--dataset', all);
+  if (names.includes('assistant-threads') && !config.export.assistantThreads.includes(projectId)) {
+    throw new UsageError(
+      `--dataset: assistant-threads costs one request per conversation and is off for project "${projectId}"; enable it with MINTPIPE_ASSISTANT_THREADS=${projectId}`,
+    );
+  }
+  return names;
+}
+
+export function selectWindows(flags: WindowFlags, config: MintpipeConfig, options: { datesRequired?: boolean } = {}): ExportWindow[] {
+  if (flags.project.length === 0) throw new UsageError('--project: required (a Mintlify project id)');
+  const projects = [...new Set(flags.project.map((p) => parseProjectId(p, '--project')))];
+  if (options.datesRequired !== false) {
+    if (!flags.from) throw new UsageError('--from: required (YYYY-MM-DD)');
+    if (!flags.to) throw new UsageError('--to: required (YYYY-MM-DD, exclusive)');
+  }
+  const grain = parseGrain(flags.grain);
+  return projects.flatMap((projectId) => {
+    const datasets = selectDatasets(flags, projectId, config);
+    const dates = planWindows(projectId, flags.from!, flags.to!, grain);
+    // Dataset-major: within a project, windows of a dataset run in its priority order.
+    return datasets.flatMap((dataset) => dates.map((w) => ({ ...w, dataset })));
+  });
+}

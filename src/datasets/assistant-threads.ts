@@ -1,0 +1,41 @@
+/**
+ * Messages of assistant threads: one request per conversation of the window — per distinct
+ * `conversationId`, or the turn's `id` where that is absent — listed by the window's complete
+ * `assistant` run. Off by default (MINTPIPE_ASSISTANT_THREADS): it costs a request per thread.
+ * A thread the upstream does not know (404) is a `thread_not_found` finding; the run goes on.
+ */
+import { z } from 'zod';
+import { defineDataset } from './dataset.js';
+
+const message = z.looseObject({ id: z.string(), role: z.enum(['user', 'assistant']), content: z.string(), createdAt: z.string() });
+const schema = z.looseObject({ threadId: z.string(), createdAt: z.string(), messages: z.array(message) });
+const known = new Set(['id', 'role', 'content', 'createdAt', 'threadId']);
+
+type Message = z.output<typeof message> & { threadId: string };
+
+export const assistantThreads = defineDataset<z.output<typeof schema>, Message>({
+  name: 'assistant-threads',
+  endpoint: 'assistant/threads',
+  pagination: {
+    kind: 'fanout',
+    source: 'assistant',
+    idsSql: (table) =>
+      `SELECT DISTINCT if(JSONExtractString(extra, 'conversationId') != '', JSONExtractString(extra, 'conversationId'), id) AS id
+       FROM ${table} WHERE run_id = {runId:String} ORDER BY id`,
+    endpointFor: (id) => `assistant/threads/${id}`,
+  },
+  schema,
+  page: (body) => ({ items: body.messages.map((m) => ({ ...m, threadId: body.threadId })), hasMore: false }),
+  table: 'assistant_message_rows',
+  view: 'assistant_messages',
+  keyColumn: 'message_id',
+  row: (it, ctx) => ({
+    thread_id: it.threadId,
+    message_id: it.id,
+    role: it.role,
+    content: it.content,
+    created_at: ctx.timestamp(`message ${it.id} createdAt`, it.createdAt),
+    extra: ctx.extra(it, known),
+  }),
+  requestsPerDayGuess: 100,
+});

@@ -1,0 +1,45 @@
+/**
+ * AI assistant conversations, one row per user turn: cursor (a ULID) + `hasMore`, up to 1000 per
+ * page. `responseType` defaults to `answer` when absent, as the docs say. The docs describe a
+ * `conversationId` shared by the turns of one conversation that the schema does not list: it is
+ * kept in `extra` with any other field beyond the schema.
+ */
+import { z } from 'zod';
+import { defineDataset } from './dataset.js';
+
+const item = z.looseObject({
+  id: z.string(),
+  timestamp: z.string(),
+  query: z.string(),
+  response: z.string(),
+  responseType: z.enum(['answer', 'clarifying_question']).optional(),
+  sources: z.array(z.looseObject({ title: z.string(), url: z.string() })),
+  resolutionStatus: z.enum(['answered', 'unanswered']),
+  queryCategory: z.string().nullable(),
+  pageUrl: z.string().nullable(),
+});
+const schema = z.looseObject({ conversations: z.array(item), nextCursor: z.string().nullable(), hasMore: z.boolean() });
+const known = new Set(['id', 'timestamp', 'query', 'response', 'responseType', 'sources', 'resolutionStatus', 'queryCategory', 'pageUrl']);
+
+export const assistant = defineDataset<z.output<typeof schema>, z.output<typeof item>>({
+  name: 'assistant',
+  endpoint: 'assistant',
+  pagination: { kind: 'cursor', limit: 1000, until: 'hasMore' },
+  schema,
+  page: (body) => ({ items: body.conversations, hasMore: body.hasMore, nextCursor: body.nextCursor }),
+  table: 'assistant_conversation_rows',
+  view: 'assistant_conversations',
+  keyColumn: 'id',
+  row: (it, ctx) => ({
+    id: it.id,
+    timestamp: ctx.timestamp(`conversation ${it.id} timestamp`, it.timestamp),
+    query: it.query,
+    response: it.response,
+    response_type: it.responseType ?? 'answer',
+    resolution_status: it.resolutionStatus,
+    query_category: it.queryCategory,
+    page_url: it.pageUrl,
+    sources: it.sources.map((source) => [source.title, source.url]),
+    extra: ctx.extra(it, known),
+  }),
+});
