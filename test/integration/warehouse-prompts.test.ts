@@ -36,8 +36,8 @@ describe('prompt outcomes', () => {
     await insertPromptEvent(wh, { ...promptOf(batchId, 'p2'), status: 'sending', version: 2 });
 
     expect(await promptOutcomes(wh, batchId)).toEqual([
-      { ...promptOf(batchId, 'p1'), status: 'completed', prLink: 'https://github.com/o/r/pull/1', sentAt, finishedAt, polls: 4, error: null },
-      { ...promptOf(batchId, 'p2'), status: 'sending', prLink: null, sentAt: null, finishedAt: null, polls: 0, error: null },
+      { ...promptOf(batchId, 'p1'), status: 'completed', prLink: 'https://github.com/o/r/pull/1', sentAt, finishedAt, polls: 4, error: null, kind: 'message', chain: null },
+      { ...promptOf(batchId, 'p2'), status: 'sending', prLink: null, sentAt: null, finishedAt: null, polls: 0, error: null, kind: 'message', chain: null },
     ]);
   });
 

@@ -102,8 +102,12 @@ describe('warehouse schema', () => {
       'finished_at',
       'polls',
       'error',
+      'kind',
+      'chain',
     ]);
     expect(Object.fromEntries(described)).toMatchObject({
+      kind: 'String',
+      chain: 'Nullable(String)',
       pr_link: 'Nullable(String)',
       sent_at: "Nullable(DateTime64(3, 'UTC'))",
       finished_at: "Nullable(DateTime64(3, 'UTC'))",
