@@ -67,11 +67,18 @@ export async function runQuery(wh: Warehouse, sql: string, options: RunQueryOpti
     if (stopped) throw stoppedError(stopped, limits);
   };
   try {
-    const statement = await gate(session, sql);
+    let statement;
+    try {
+      statement = await gate(session, sql);
+    } catch (err) {
+      // Stopped while being judged: the stop is the outcome, not whatever the engine said.
+      notStopped();
+      throw err;
+    }
     notStopped();
     let raw;
     try {
-      raw = await session.run(statement);
+      raw = await session.run(statement, signal);
     } catch (err) {
       throw runError(err, stopped, limits);
     }

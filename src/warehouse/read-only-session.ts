@@ -29,7 +29,8 @@ export interface ReadOnlySession {
   /** The lines of `EXPLAIN AST <statement>`. */
   explainAst(statement: string): Promise<string[]>;
   catalog(): Promise<GateCatalog>;
-  run(statement: string): Promise<EngineRows>;
+  /** Runs the judged statement; `signal` also drops a server request (the engine session is stopped with stop()). */
+  run(statement: string, signal?: AbortSignal): Promise<EngineRows>;
   /** Stops what this session is running, from another connection. */
   stop(): Promise<void>;
   close(): Promise<void>;
@@ -125,9 +126,17 @@ async function openServer(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlyS
     cancel_http_readonly_queries_on_client_close: 1,
     readonly: '1',
   } as ClickHouseSettings;
-  const rows = async (query: string, extra: { query_params?: Record<string, string>; query_id?: string } = {}): Promise<EngineRows> => {
-    const result = await wh.client.query({ query, format: 'JSONCompact', clickhouse_settings: settings, ...extra });
-    return result.json<unknown[]>() as Promise<EngineRows>;
+  // exec, not query: query() appends `FORMAT …` to the SQL, which binds to the inner SELECT of an
+  // EXPLAIN; the format comes from default_format instead, for the statement as a whole.
+  const rows = async (
+    query: string,
+    extra: { query_params?: Record<string, string>; query_id?: string; abort_signal?: AbortSignal } = {},
+  ): Promise<EngineRows> => {
+    const result = await wh.client.exec({ query, clickhouse_settings: { default_format: 'JSONCompact', ...settings }, ...extra });
+    const chunks: Buffer[] = [];
+    for await (const chunk of result.stream) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    return text.trim() === '' ? { data: [] } : (JSON.parse(text) as EngineRows);
   };
   return {
     async render(sql) {
@@ -139,7 +148,7 @@ async function openServer(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlyS
     async catalog() {
       return toCatalog(wh.database, await rows(CATALOG_SQL, { query_params: { db: wh.database } }));
     },
-    run: (statement) => rows(statement, { query_id: queryId }),
+    run: (statement, signal) => rows(statement, { query_id: queryId, abort_signal: signal }),
     async stop() {
       await wh.client.command({ query: `KILL QUERY WHERE query_id = '${queryId}' ASYNC` });
     },

@@ -1,12 +1,13 @@
 /**
  * The server engine's wiring, against a stand-in that answers ClickHouse's HTTP interface with
  * empty results and records what it was sent (no ClickHouse server runs on this machine; the SQL
- * itself is exercised by the embedded engine in the other warehouse tests).
+ * itself is exercised by the embedded engine in the other warehouse tests; read-only user queries
+ * on a server are in read-only-query-server.test.ts).
  */
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports.js';
-import { openWarehouse, runQuery, WarehouseUnavailableError } from '../../src/warehouse/index.js';
+import { openWarehouse, WarehouseUnavailableError } from '../../src/warehouse/index.js';
 
 interface Recorded {
   params: URLSearchParams;
@@ -73,18 +74,6 @@ describe('server engine', () => {
     expect(JSON.parse(record?.body.trim() ?? '[]')).toEqual([1, 'initial schema', expect.any(String)]);
     // No per-call settings are sent for inserts: nothing could outlive the statement.
     expect(record?.params.has('async_insert')).toBe(false);
-  });
-
-  it('runs user queries read-only on the server and reads quoted 64-bit counts', async () => {
-    const wh = await openWarehouse({ url, database: 'mintpipe_srv', dataDir: '/nonexistent' });
-    try {
-      requests.length = 0;
-      const result = await runQuery(wh, 'SELECT count() AS n FROM visitors');
-      expect(requests[0]?.params.get('readonly')).toBe('2');
-      expect(result).toEqual({ columns: [{ name: 'n', type: 'UInt64' }], rows: [{ n: '7' }] });
-    } finally {
-      await wh.close();
-    }
   });
 
   it('names the server without its password when the credentials are refused', async () => {
