@@ -8,6 +8,7 @@ import { toDateTime64 } from './datetime.js';
 import { insertRows } from './insert-rows.js';
 import { initialSchema } from './migration-001-initial.js';
 import { datasetsSchema } from './migration-002-datasets.js';
+import { promptChainsSchema } from './migration-003-prompt-chains.js';
 import type { Migration } from './migration.js';
 import { selectRows } from './select-rows.js';
 import { tableName } from './sql-text.js';
@@ -16,7 +17,7 @@ import type { Warehouse } from './warehouse.js';
 export type { Migration } from './migration.js';
 
 /** Every migration, in order. Append; never edit one that has shipped. */
-export const migrations: readonly Migration[] = [initialSchema, datasetsSchema];
+export const migrations: readonly Migration[] = [initialSchema, datasetsSchema, promptChainsSchema];
 
 export interface ApplyMigrationsOptions {
   /** @default the list above */

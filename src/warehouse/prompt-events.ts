@@ -1,6 +1,7 @@
 /**
  * Prompt states as append-only events; `prompt_outcomes` shows each prompt's latest (highest
- * `version`).
+ * `version`). `kind` says whether the prompt creates its agent job or messages one; `job_id` is
+ * the job the prompt ended on (a create's new job once known).
  */
 import { fromNullableDateTime64, toDateTime64 } from './datetime.js';
 import { insertRows } from './insert-rows.js';
@@ -17,7 +18,11 @@ export type PromptStatus =
   | 'failed'
   | 'timed_out'
   | 'ambiguous'
-  | 'rejected';
+  | 'rejected'
+  | 'skipped'
+  | 'cancelled';
+
+export type PromptEventKind = 'create' | 'message';
 
 export interface PromptEvent {
   batchId: string;
@@ -25,6 +30,10 @@ export interface PromptEvent {
   projectId: string;
   jobId: string;
   status: PromptStatus;
+  /** @default 'message' */
+  kind?: PromptEventKind;
+  /** The file's chain key. @default null */
+  chain?: string | null;
   /** @default null */
   prLink?: string | null;
   /** @default null */
@@ -39,6 +48,16 @@ export interface PromptEvent {
   version: number;
   /** @default now */
   recordedAt?: Date;
+  /** The ledger's key of the prompt: its row (project, job or chain, text, occurrence). @default '' */
+  identity?: string;
+  /** The prompt text (written on `queued` events, for recovery). @default '' */
+  prompt?: string;
+  /** 0-based position in the batch. @default 0 */
+  position?: number;
+  /** 1-based line of the file. @default null */
+  line?: number | null;
+  /** Send generation (0, then +1 per explicit resend). @default 0 */
+  attempt?: number;
 }
 
 /** One prompt's latest state, as the `prompt_outcomes` view shows it. */
@@ -53,6 +72,8 @@ export interface PromptOutcome {
   finishedAt: Date | null;
   polls: number;
   error: string | null;
+  kind: PromptEventKind;
+  chain: string | null;
 }
 
 function nullableDateTime(date: Date | null | undefined): string | null {
@@ -77,6 +98,13 @@ export async function insertPromptEvents(wh: Warehouse, events: readonly PromptE
       error: event.error ?? null,
       version: event.version,
       recorded_at: event.recordedAt ? toDateTime64(event.recordedAt) : now,
+      kind: event.kind ?? 'message',
+      chain: event.chain ?? null,
+      identity: event.identity ?? '',
+      prompt: event.prompt ?? '',
+      position: event.position ?? 0,
+      line: event.line ?? null,
+      attempt: event.attempt ?? 0,
     })),
   );
 }
@@ -98,6 +126,8 @@ export async function promptOutcomes(wh: Warehouse, batchId: string): Promise<Pr
     finished_at: string | null;
     polls: number | string;
     error: string | null;
+    kind: PromptEventKind;
+    chain: string | null;
   }>(
     wh,
     `SELECT * FROM ${tableName(wh, 'prompt_outcomes')} WHERE batch_id = {batchId:String} ORDER BY prompt_id`,
@@ -114,5 +144,7 @@ export async function promptOutcomes(wh: Warehouse, batchId: string): Promise<Pr
     finishedAt: fromNullableDateTime64(row.finished_at),
     polls: Number(row.polls),
     error: row.error,
+    kind: row.kind,
+    chain: row.chain,
   }));
 }
