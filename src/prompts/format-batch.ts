@@ -1,25 +1,60 @@
 /** Text views of a batch for the CLI: a one-line progress summary and the status report. */
-import { nonZeroCounts, type BatchStatus, type PromptSummary } from './batch-status.js';
+import { nonZeroCounts, type BatchStatus, type ChainSummary, type PromptSummary } from './batch-status.js';
 import { isDelivered } from './prompt-status.js';
 
-/** `37/100 final · completed 30, polling 12, queued 51 …` */
+/** Chains listed one per line in a report; more are summed up. */
+const CHAIN_LINES = 50;
+
+/** `37/100 final · completed 30, polling 12, queued 51 …` (and how many are held). */
 export function progressLine(status: BatchStatus): string {
   const counts = nonZeroCounts(status.byStatus).map(([s, n]) => `${s} ${n}`).join(', ');
-  return `${status.done}/${status.total} final · ${counts}`;
+  return `${status.done}/${status.total} final · ${counts}${status.held > 0 ? ` · ${status.held} held` : ''}`;
+}
+
+/** Where a prompt came from: its line in the file, else its position. */
+function where(p: PromptSummary): string {
+  return p.line === null ? `#${p.position + 1}` : `line ${p.line}`;
+}
+
+function target(p: PromptSummary): string {
+  const job = p.jobId || (p.kind === 'create' ? '(new job)' : '(chain job)');
+  return `${p.projectId}/${job}${p.chain === null ? '' : ` chain ${JSON.stringify(p.chain)}`}`;
 }
 
 export function failureLine(p: PromptSummary): string {
-  return `  ${p.promptId}  #${p.position + 1}  ${p.projectId}/${p.jobId}  ${p.status}${p.error ? `  ${p.error}` : ''}`;
+  const kind = p.kind === 'create' ? 'create ' : '';
+  return `  ${p.promptId}  ${where(p)}  ${target(p)}  ${kind}${p.status}${p.sentAt ? `  sent ${p.sentAt}` : ''}${p.error ? `  ${p.error}` : ''}`;
+}
+
+function chainLine(c: ChainSummary): string {
+  const links = c.prLinks.length > 0 ? `  ${c.prLinks.join(' ')}` : '';
+  return `  ${JSON.stringify(c.chain)}  ${c.projectId}/${c.jobId ?? '(no job yet)'}  ${c.completed}/${c.steps} completed  ${c.state}${links}`;
 }
 
 /** The report of `prompts status` and of `prompts send --wait` (text). */
 export function formatBatchReport(status: BatchStatus): string {
   const lines = [`batch ${status.batchId}${status.source ? ` (${status.source})` : ''}: ${status.total} prompts, ${status.done} final`];
   for (const [s, n] of nonZeroCounts(status.byStatus)) lines.push(`  ${s.padEnd(10)} ${n}`);
+  const chains = status.chains ?? [];
+  if (chains.length > 0) {
+    lines.push(`chains (${chains.length}):`);
+    for (const c of chains.slice(0, CHAIN_LINES)) lines.push(chainLine(c));
+    if (chains.length > CHAIN_LINES) lines.push(`  … ${chains.length - CHAIN_LINES} more (--format json lists all)`);
+  }
   const failures = status.failures ?? [];
   if (failures.length > 0) {
     lines.push(`not completed (${failures.length}):`);
     for (const p of failures) lines.push(failureLine(p));
+  }
+  const held = (status.prompts ?? []).filter((p) => p.held);
+  if (held.length > 0) {
+    lines.push(`held (${held.length}), queued behind an ambiguous step of their chain; \`prompts resend ${status.batchId} --prompt ID\` sends that step again, \`prompts cancel ${status.batchId}\` ends them:`);
+    for (const p of held) lines.push(`  ${p.promptId}  ${where(p)}  ${target(p)}  held behind ${p.heldBehind ?? '(unknown)'}`);
+  }
+  const links = (status.prompts ?? []).filter((p) => p.prLink && p.chain === null);
+  if (links.length > 0) {
+    lines.push(`pull requests (${links.length}):`);
+    for (const p of links) lines.push(`  ${where(p)}  ${p.projectId}/${p.jobId}  ${p.prLink}`);
   }
   return lines.join('\n');
 }

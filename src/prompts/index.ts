@@ -2,7 +2,15 @@
 export type { PromptDeps, PromptObserver } from './prompt-deps.js';
 export { PROMPT_STATUSES, DELIVERED_STATUSES, FINAL_STATUSES, isDelivered, type PromptStatus } from './prompt-status.js';
 export { validatePrompt, type LineProblem, type PromptInput, type PromptLimits, type PromptLine } from './prompt-input.js';
-export { detectFormat, formatProblem, parsePromptText, readPromptFile, type PromptFile, type PromptFileFormat } from './read-prompt-file.js';
+export {
+  detectFormat,
+  formatProblem,
+  parsePromptText,
+  readPromptFile,
+  type PromptFile,
+  type PromptFileFormat,
+  type PromptFileOptions,
+} from './read-prompt-file.js';
 export { batchIdFor, isBatchId, promptIdFor } from './prompt-ids.js';
 export { submitBatch, type SubmitDeps, type SubmitOptions, type SubmittedBatch } from './submit-batch.js';
 export {
@@ -11,10 +19,14 @@ export {
   nonZeroCounts,
   type BatchStatus,
   type BatchStatusOptions,
+  type ChainSummary,
   type PromptSummary,
 } from './batch-status.js';
 export { waitForBatch, type WaitOptions } from './wait-for-batch.js';
-export { resendAmbiguous, type ResendResult } from './resend-ambiguous.js';
+export { resendAmbiguous, type ResendOptions, type ResendResult } from './resend-ambiguous.js';
+export { cancelBatch, type CancelResult } from './cancel-batch.js';
+export { planChains, type ChainPlan, type PlannedPrompt, type PlanOptions, type PromptKind } from './plan-chains.js';
+export { PollPace } from './poll-pace.js';
 export { createPromptContext, GET_RETRY, type PromptContext, type PromptTiming } from './prompt-context.js';
 export { runPromptStep, abandonPrompt } from './prompt-step.js';
 export { startBatch, type StartedBatch } from './start-batch.js';

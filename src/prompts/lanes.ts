@@ -1,5 +1,6 @@
 /**
- * Lanes: per agent job, the prompts waiting to be sent, in order. Only a lane's head has a queue
+ * Lanes: per agent job (or per chain whose job is yet to be created), the prompts waiting to be
+ * sent, in order. Only a lane's head has a queue
  * job; when it is final it leaves the lane and the next head's job is added. Every step here is
  * idempotent (stable job ids, LREM of an absent id), so a worker that dies between "final" and
  * "next job added" is simply re-run by BullMQ and completes the hand-over.

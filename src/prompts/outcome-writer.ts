@@ -23,6 +23,13 @@ export function toPromptEvent(record: PromptRecord): PromptEvent {
     polls: record.polls,
     error: record.error ?? null,
     version: record.version,
+    kind: record.kind,
+    chain: record.chain ?? null,
+    position: record.position,
+    line: record.line ?? null,
+    attempt: record.attempt,
+    // The text goes to the ledger once per send attempt, not with every change.
+    prompt: record.status === 'queued' ? record.prompt : '',
   };
 }
 

@@ -1,6 +1,7 @@
 /**
- * CSV prompt files (RFC 4180): a header naming `projectId`, `jobId` and `prompt` (any order,
- * other columns ignored); quoted fields may hold commas, doubled quotes and line breaks. A record
+ * CSV prompt files (RFC 4180): a header naming `projectId` and `prompt`, and `jobId` and `chain`
+ * when used (any order, other columns ignored; an empty field is an absent value); quoted fields
+ * may hold commas, doubled quotes and line breaks. A record
  * that cannot be parsed is reported at the line where it starts, and parsing goes on.
  *
  * Line numbers come from byte offsets, not from csv-parse's own line count (which drifts on CRLF
@@ -13,13 +14,16 @@ import { UsageError } from '../errors.js';
 import type { ParsedPrompts } from './parse-jsonl.js';
 import { validatePrompt, type LineProblem, type PromptLimits, type PromptLine } from './prompt-input.js';
 
-const REQUIRED_COLUMNS = ['projectId', 'jobId', 'prompt'] as const;
+const REQUIRED_COLUMNS = ['projectId', 'prompt'] as const;
+const OPTIONAL_COLUMNS = ['jobId', 'chain'] as const;
+type Column = (typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number];
 
 type Parsed = { kind: 'record'; fields: string[]; endByte: number } | { kind: 'skip'; reason: string; endByte: number };
 
 interface HeaderColumns {
-  index: Record<(typeof REQUIRED_COLUMNS)[number], number>;
-  /** Fields a record needs to reach every required column. */
+  /** Field index of each column the header names. */
+  index: Partial<Record<Column, number>>;
+  /** Fields a record needs to reach every column the header names. */
   needed: number;
 }
 
@@ -49,11 +53,9 @@ export async function parseCsv(text: string, limits: PromptLimits, fileName: str
       problems.push({ line, reason: `expected ${columns.needed} fields, got ${record.length}` });
       continue;
     }
-    const checked = validatePrompt(
-      { projectId: record[columns.index.projectId], jobId: record[columns.index.jobId], prompt: record[columns.index.prompt] },
-      limits,
-    );
-    if ('reason' in checked) problems.push({ line, reason: checked.reason });
+    const field = (column: Column) => (columns!.index[column] === undefined ? undefined : record[columns!.index[column]!]);
+    const checked = validatePrompt({ projectId: field('projectId'), jobId: field('jobId'), prompt: field('prompt'), chain: field('chain') }, limits);
+    if ('reason' in checked) problems.push({ line, ...checked });
     else prompts.push({ ...checked, line });
   }
   return { prompts, problems };
@@ -118,8 +120,11 @@ function headerColumns(header: string[], fileName: string): HeaderColumns {
   const names = header.map((name) => name.trim());
   const missing = REQUIRED_COLUMNS.filter((name) => !names.includes(name));
   if (missing.length > 0) {
-    throw new UsageError(`${fileName}: CSV header must name the columns ${REQUIRED_COLUMNS.join(',')}; missing ${missing.join(', ')}`);
+    throw new UsageError(
+      `${fileName}: CSV header must name the columns ${REQUIRED_COLUMNS.join(',')} (and jobId, chain when used); missing ${missing.join(', ')}`,
+    );
   }
-  const index = { projectId: names.indexOf('projectId'), jobId: names.indexOf('jobId'), prompt: names.indexOf('prompt') };
-  return { index, needed: Math.max(index.projectId, index.jobId, index.prompt) + 1 };
+  const index: Partial<Record<Column, number>> = {};
+  for (const column of [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS]) if (names.includes(column)) index[column] = names.indexOf(column);
+  return { index, needed: Math.max(...Object.values(index)) + 1 };
 }

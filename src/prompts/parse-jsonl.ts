@@ -23,11 +23,11 @@ export function parseJsonl(text: string, limits: PromptLimits): ParsedPrompts {
       return;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      problems.push({ line, reason: `expected an object with projectId, jobId, prompt, got ${Array.isArray(value) ? 'an array' : typeof value}` });
+      problems.push({ line, reason: `expected an object with projectId, prompt (and jobId, chain), got ${Array.isArray(value) ? 'an array' : typeof value}` });
       return;
     }
     const checked = validatePrompt(value as Record<string, unknown>, limits);
-    if ('reason' in checked) problems.push({ line, reason: checked.reason });
+    if ('reason' in checked) problems.push({ line, ...checked });
     else prompts.push({ ...checked, line });
   });
   return { prompts, problems };

@@ -1,7 +1,7 @@
 /**
  * The poll step of a sent (or ambiguously sent) prompt: one GET of its agent job per run, the
- * next run delayed by pollInitialMs doubling to pollMaxMs, until a terminal status that belongs
- * to this run or the deadline (deadlineMs after the send).
+ * next run delayed at the agents' pace (poll-pace.ts), until a terminal status that belongs to
+ * this run or the deadline (deadlineMs after the send).
  *
  * The race after a send: the server processes a message asynchronously, so right after the POST
  * the job may still show its PREVIOUS outcome (say `completed`). A terminal status is taken as
@@ -13,7 +13,7 @@
  * A failed GET is just a later poll (the client already retried it briefly).
  */
 import { AuthError, isTerminalStatus, RateLimitedError, type AgentJob } from '../api/index.js';
-import { backoffMs, GET_RETRY } from './prompt-context.js';
+import { GET_RETRY } from './prompt-context.js';
 import type { PromptRecord } from './prompt-record.js';
 import { errorText, formatDuration } from './describe.js';
 import { wait, type StepOutcome } from './step-outcome.js';
@@ -50,16 +50,18 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
     // Without evidence of a change, every poll so far showed the old outcome (or failed): their
     // number, spread over the doubling interval, is the time the server had to start the run.
     if (isTerminalStatus(job.status) && isOutcomeOfThisSend(record, job, observedActive, polls, ctx.timing.unchangedPollsToSettle)) {
+      // With the run seen active, it ended between the last look and this one: a run time to learn.
+      if (observedActive && record.status === 'polling') ctx.pace.observe(record, (record.polledAtMs ?? sentAtMs) - sentAtMs, now - sentAtMs);
       return settle(scope, record, job, polls, observedActive);
     }
     if (now >= deadlineMs) return deadlinePassed(scope, record, polls, job.status, undefined);
-    await ctx.store.patch(record, { polls, observedActive, lastStatus: job.status });
+    await ctx.store.patch(record, { polls, observedActive, lastStatus: job.status, polledAt: job.status === 'active' ? now : null });
   } else {
     if (now >= deadlineMs) return deadlinePassed(scope, record, polls, record.lastStatus, pollError);
     // An ambiguous prompt keeps the description of its send in `error`.
     await ctx.store.patch(record, record.status === 'polling' ? { polls, error: `last poll failed: ${errorText(pollError)}` } : { polls });
   }
-  let delayMs = Math.min(backoffMs(ctx.timing, polls), deadlineMs - now);
+  let delayMs = Math.min(ctx.pace.nextPollMs(record, now - sentAtMs, polls), deadlineMs - now);
   if (pollError instanceof RateLimitedError) delayMs = Math.max(delayMs, pollError.retryAfterMs);
   return wait(delayMs, 'polling');
 }

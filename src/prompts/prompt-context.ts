@@ -5,28 +5,16 @@
 import type { Queue } from 'bullmq';
 import type { MintlifyClient, RetryPolicy } from '../api/index.js';
 import type { Logger } from '../logger.js';
-import { messageBudget, type RequestBudget } from '../queue/request-budget.js';
+import { messageBudget, RequestBudget } from '../queue/request-budget.js';
 import type { Warehouse } from '../warehouse/index.js';
 import { OutcomeWriter } from './outcome-writer.js';
+import type { PromptKind } from './plan-chains.js';
 import type { PromptDeps, PromptObserver } from './prompt-deps.js';
+import { PollPace } from './poll-pace.js';
 import { PromptStore } from './prompt-store.js';
+import type { PromptTiming } from './prompt-timing.js';
 
-export interface PromptTiming {
-  /** First poll after a send, and first re-check of a busy agent job. */
-  pollInitialMs: number;
-  /** Ceiling of the doubling poll interval. */
-  pollMaxMs: number;
-  /** After the send (or after first finding the job busy), the end of waiting. */
-  deadlineMs: number;
-  /**
-   * Polls that must show the same terminal status as before the send (never `active`, link
-   * unchanged) before it is taken as this run's outcome. The server processes a message
-   * asynchronously: right after the POST the job may still show its previous outcome. @default 3
-   */
-  unchangedPollsToSettle: number;
-  /** Failed checks or unconnected sends in a row after which a prompt is rejected unsent. @default 10 */
-  maxConsecutiveFailures: number;
-}
+export { backoffMs, type PromptTiming } from './prompt-timing.js';
 
 /**
  * GETs retry transient failures briefly inside the call; past that, a failed poll is simply a
@@ -43,13 +31,21 @@ export interface PromptContext {
   logger: Logger;
   observer: PromptObserver;
   timing: PromptTiming;
-  budget(projectId: string): RequestBudget;
+  /** When to poll, learned from the runs this worker saw end. */
+  pace: PollPace;
+  /**
+   * The project's budget for a message or a create: one shared bucket by default (the spec does
+   * not say whether creates and messages share one: the safe reading), or one each.
+   */
+  budget(projectId: string, kind: PromptKind): RequestBudget;
   now(): number;
 }
 
 export function createPromptContext(deps: PromptDeps): PromptContext {
   const store = new PromptStore(deps.redis, deps.config.queuePrefix, deps.config.prompts.retentionMs);
-  const { pollInitialMs, pollMaxMs, deadlineMs } = deps.config.prompts;
+  const { pollInitialMs, pollMaxMs, deadlineMs, createBudget } = deps.config.prompts;
+  const timing: PromptTiming = { pollInitialMs, pollMaxMs, deadlineMs, unchangedPollsToSettle: 3, maxConsecutiveFailures: 10 };
+  const prefix = deps.config.queuePrefix;
   return {
     store,
     client: deps.client,
@@ -58,13 +54,12 @@ export function createPromptContext(deps: PromptDeps): PromptContext {
     writer: new OutcomeWriter(deps.warehouse, store, deps.logger),
     logger: deps.logger,
     observer: deps.observer ?? {},
-    timing: { pollInitialMs, pollMaxMs, deadlineMs, unchangedPollsToSettle: 3, maxConsecutiveFailures: 10 },
-    budget: (projectId) => messageBudget(deps.redis, deps.config.queuePrefix, projectId, deps.config.messageRate),
+    timing,
+    pace: new PollPace(timing),
+    budget: (projectId, kind) =>
+      kind === 'create' && createBudget === 'separate'
+        ? new RequestBudget(deps.redis, { key: `${prefix}:budget:creates:${encodeURIComponent(projectId)}`, rate: deps.config.messageRate })
+        : messageBudget(deps.redis, prefix, projectId, deps.config.messageRate),
     now: () => Date.now(),
   };
-}
-
-/** Delay before the (n+1)-th check: pollInitialMs doubling up to pollMaxMs. */
-export function backoffMs(timing: PromptTiming, n: number): number {
-  return Math.min(timing.pollMaxMs, timing.pollInitialMs * 2 ** Math.min(n, 30));
 }

@@ -13,13 +13,24 @@ function sha256Hex(parts: readonly string[]): string {
   return hash.digest('hex');
 }
 
+/**
+ * The hashed parts of one row. A row with a job and no chain hashes as it always did (ids of
+ * batches submitted before chains existed stay the same); a missing job and a chain add parts that
+ * start with NUL, which no id can (ids refuse control characters), so no two rows hash alike.
+ */
+function rowParts(p: PromptInput): string[] {
+  const parts = [p.projectId, p.jobId ?? '\u0000create', p.prompt];
+  if (p.chain !== undefined) parts.push(`\u0000chain:${p.chain}`);
+  return parts;
+}
+
 export function batchIdFor(prompts: readonly PromptInput[], salt?: string): string {
-  const parts = prompts.flatMap((p) => [p.projectId, p.jobId, p.prompt]);
+  const parts = prompts.flatMap(rowParts);
   return sha256Hex(salt === undefined ? parts : [`salt:${salt}`, ...parts]).slice(0, 16);
 }
 
 export function promptIdFor(batchId: string, position: number, prompt: PromptInput): string {
-  return sha256Hex([batchId, String(position), prompt.projectId, prompt.jobId, prompt.prompt]).slice(0, 20);
+  return sha256Hex([batchId, String(position), ...rowParts(prompt)]).slice(0, 20);
 }
 
 /** A salt that makes a forced resubmission a batch of its own. */

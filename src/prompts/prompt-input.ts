@@ -1,14 +1,19 @@
 /**
  * One prompt as read from a file, and the check every line goes through. The ids are trimmed
  * (surrounding spaces in an id are always a mistake); the prompt text is kept exactly as given.
+ * A row without `jobId` would start a new agent job; whether it may, and how rows of one `chain`
+ * fit together, is decided for the whole file (plan-chains.ts).
  */
 import { Buffer } from 'node:buffer';
 
-/** A prompt to send: the agent job it goes to and its text. */
+/** A prompt to send: the agent job it goes to (none: a new one) and its text. */
 export interface PromptInput {
   projectId: string;
-  jobId: string;
+  /** The agent job; absent for a create, or for a follow-up of a chain (its first row names the job). */
+  jobId?: string;
   prompt: string;
+  /** Rows sharing this key (scoped to the file) run in order on one agent job. */
+  chain?: string;
 }
 
 /** A good line of a prompt file, with where it came from. */
@@ -21,7 +26,12 @@ export interface PromptLine extends PromptInput {
 export interface LineProblem {
   line: number;
   reason: string;
+  /** The row's chain, when it could be read (later rows of that chain cannot go without it). */
+  chain?: string;
 }
+
+/** Longest accepted chain key, in characters. */
+export const MAX_CHAIN_LENGTH = 200;
 
 export interface PromptLimits {
   /** Largest prompt in bytes of UTF-8. */
@@ -41,17 +51,30 @@ function checkId(name: string, value: unknown): string | { reason: string } {
   return id;
 }
 
-/** Checks one record's fields; returns the normalized prompt or the first problem found. */
-export function validatePrompt(fields: Record<string, unknown>, limits: PromptLimits): PromptInput | { reason: string } {
+/** An optional id: absent (or empty) is undefined; anything else must be a usable id. */
+function optionalId(name: string, value: unknown): string | undefined | { reason: string } {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
+  return checkId(name, value);
+}
+
+/**
+ * Checks one record's fields; returns the normalized prompt or the first problem found (with the
+ * row's chain when that much could be read).
+ */
+export function validatePrompt(fields: Record<string, unknown>, limits: PromptLimits): PromptInput | { reason: string; chain?: string } {
+  const chain = optionalId('chain', fields.chain);
+  if (typeof chain === 'object') return chain;
+  if (chain !== undefined && chain.length > MAX_CHAIN_LENGTH) return { reason: `chain: longer than ${MAX_CHAIN_LENGTH} characters` };
+  const problem = (reason: string) => (chain === undefined ? { reason } : { reason, chain });
   const projectId = checkId('projectId', fields.projectId);
-  if (typeof projectId !== 'string') return projectId;
-  const jobId = checkId('jobId', fields.jobId);
-  if (typeof jobId !== 'string') return jobId;
+  if (typeof projectId !== 'string') return problem(projectId.reason);
+  const jobId = optionalId('jobId', fields.jobId);
+  if (typeof jobId === 'object') return problem(jobId.reason);
   const prompt = fields.prompt;
-  if (prompt === undefined || prompt === null) return { reason: 'prompt: missing' };
-  if (typeof prompt !== 'string') return { reason: `prompt: expected a string, got ${typeof prompt}` };
-  if (prompt.trim() === '') return { reason: 'prompt: empty' };
+  if (prompt === undefined || prompt === null) return problem('prompt: missing');
+  if (typeof prompt !== 'string') return problem(`prompt: expected a string, got ${typeof prompt}`);
+  if (prompt.trim() === '') return problem('prompt: empty');
   const bytes = Buffer.byteLength(prompt, 'utf8');
-  if (bytes > limits.maxPromptBytes) return { reason: `prompt: ${bytes} bytes, more than the limit of ${limits.maxPromptBytes}` };
-  return { projectId, jobId, prompt };
+  if (bytes > limits.maxPromptBytes) return problem(`prompt: ${bytes} bytes, more than the limit of ${limits.maxPromptBytes}`);
+  return { projectId, prompt, ...(jobId === undefined ? {} : { jobId }), ...(chain === undefined ? {} : { chain }) };
 }

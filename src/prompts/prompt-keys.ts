@@ -31,10 +31,26 @@ export class PromptKeys {
   }
 
   /**
-   * List: the prompts waiting for one agent job, in the order they must be sent; the head is the
-   * one allowed to run. Shared by all batches, so ordering holds across them.
+   * List: the prompts of one lane (see jobLaneId, chainLaneId), in the order they must be sent;
+   * the head is the one allowed to run.
    */
-  lane(projectId: string, jobId: string): string {
-    return `${this.prefix}:prompts:lane:${encodeURIComponent(projectId)}/${encodeURIComponent(jobId)}`;
+  lane(laneId: string): string {
+    return `${this.prefix}:prompts:lane:${laneId}`;
   }
+}
+
+/**
+ * The lane of an agent job: every prompt to it, shared by all batches so ordering holds across
+ * them. (The key it always had.)
+ */
+export function jobLaneId(projectId: string, jobId: string): string {
+  return `${encodeURIComponent(projectId)}/${encodeURIComponent(jobId)}`;
+}
+
+/**
+ * The lane of a chain that creates its agent job: no one else can send to a job before it exists,
+ * so the chain's own order is all there is. Never contains a `/`, so never a job lane's id.
+ */
+export function chainLaneId(batchId: string, chainKey: string): string {
+  return `chain:${batchId}:${encodeURIComponent(chainKey)}`;
 }

@@ -4,6 +4,8 @@
  */
 import type { AgentJobStatus } from '../api/index.js';
 import { AGENT_JOB_STATUSES } from '../api/index.js';
+import type { PromptKind } from './plan-chains.js';
+import { jobLaneId } from './prompt-keys.js';
 import { isPromptStatus, type PromptStatus } from './prompt-status.js';
 
 /** The agent job as seen right before the send: a terminal status equal to it proves nothing. */
@@ -17,9 +19,24 @@ export interface PromptRecord {
   batchId: string;
   /** 0-based position in the batch's file. */
   position: number;
+  /** 1-based line of the file, when it came from one. */
+  line: number | undefined;
   projectId: string;
+  /** The agent job: given, or learned (a create's new job; a chain's job for its follow-ups); '' until known. */
   jobId: string;
   prompt: string;
+  /** `create` starts a new agent job; `message` sends to an existing one. */
+  kind: PromptKind;
+  /** The chain key of the file, if any. */
+  chain: string | undefined;
+  /** The first prompt of this prompt's chain (itself for the first); undefined without a chain. */
+  chainHead: string | undefined;
+  /** The next prompt of the chain, in input order. */
+  next: string | undefined;
+  /** The lane it is sent in: its agent job's, or its chain's while the job is yet to be created. */
+  lane: string;
+  /** Waiting behind an ambiguous step of its chain: sent only after that step is resent (or never, when cancelled). */
+  held: boolean;
   status: PromptStatus;
   /** Increases with every status change; the warehouse keeps the highest. */
   version: number;
@@ -38,6 +55,8 @@ export interface PromptRecord {
   finishedAtMs: number | undefined;
   /** GETs of the agent job after the send. */
   polls: number;
+  /** Epoch ms of the last poll that found the job still running (the pace learns run times from it). */
+  polledAtMs: number | undefined;
   /** The agent job was seen `active` after the send (the POST's answer counts). */
   observedActive: boolean;
   /** Last status seen after the send. */
@@ -56,9 +75,16 @@ export interface PromptRecord {
 export const F = {
   batchId: 'batchId',
   position: 'position',
+  line: 'line',
   projectId: 'projectId',
   jobId: 'jobId',
   prompt: 'prompt',
+  kind: 'kind',
+  chain: 'chain',
+  chainHead: 'chainHead',
+  next: 'next',
+  lane: 'lane',
+  held: 'held',
   status: 'status',
   version: 'version',
   attempt: 'attempt',
@@ -69,6 +95,7 @@ export const F = {
   sentAt: 'sentAt',
   finishedAt: 'finishedAt',
   polls: 'polls',
+  polledAt: 'polledAt',
   observedActive: 'observedActive',
   lastStatus: 'lastStatus',
   prLink: 'prLink',
@@ -108,13 +135,23 @@ function snapshot(value: string | undefined): JobSnapshot | undefined {
 export function decodeRecord(promptId: string, hash: Record<string, string>): PromptRecord | undefined {
   const status = hash[F.status];
   if (status === undefined || !isPromptStatus(status)) return undefined;
+  const projectId = hash[F.projectId] ?? '';
+  const jobId = hash[F.jobId] ?? '';
   return {
     promptId,
     batchId: hash[F.batchId] ?? '',
     position: int(hash[F.position]),
-    projectId: hash[F.projectId] ?? '',
-    jobId: hash[F.jobId] ?? '',
+    line: optionalInt(hash[F.line]),
+    projectId,
+    jobId,
     prompt: hash[F.prompt] ?? '',
+    kind: hash[F.kind] === 'create' ? 'create' : 'message',
+    chain: hash[F.chain] || undefined,
+    chainHead: hash[F.chainHead] || undefined,
+    next: hash[F.next] || undefined,
+    // Records written before chains existed have no lane field: theirs is their job's.
+    lane: hash[F.lane] || jobLaneId(projectId, jobId),
+    held: hash[F.held] === '1',
     status,
     version: int(hash[F.version]),
     attempt: int(hash[F.attempt]),
@@ -125,6 +162,7 @@ export function decodeRecord(promptId: string, hash: Record<string, string>): Pr
     sentAtMs: optionalInt(hash[F.sentAt]),
     finishedAtMs: optionalInt(hash[F.finishedAt]),
     polls: int(hash[F.polls]),
+    polledAtMs: optionalInt(hash[F.polledAt]),
     observedActive: hash[F.observedActive] === '1',
     lastStatus: agentStatus(hash[F.lastStatus]),
     prLink: hash[F.prLink] || null,

@@ -46,6 +46,11 @@ end
 if ARGV[4] == '1' then
   redis.call('HSET', KEYS[1], 'done', '1')
   redis.call('HINCRBY', KEYS[2], '_done', 1)
+  -- A held prompt that ends (cancelled, skipped) is held no more.
+  if redis.call('HGET', KEYS[1], 'held') == '1' then
+    redis.call('HDEL', KEYS[1], 'held')
+    redis.call('HINCRBY', KEYS[2], '_held', -1)
+  end
 end
 if cur[1] ~= ARGV[3] then
   redis.call('HINCRBY', KEYS[2], cur[1], -1)
@@ -97,17 +102,39 @@ return redis.call('LINDEX', KEYS[1], 0) or ''
 `);
 
 /**
- * Makes a final ambiguous prompt a new send attempt. KEYS: prompt, batch counts.
- * ARGV: observation fields to clear. Returns {1, fields} or {0}.
+ * Makes a final ambiguous prompt a new send attempt. KEYS: prompt, batch counts, its lane.
+ * ARGV: promptId, then the observation fields to clear. Returns {1, fields} or {0}. A prompt still in its lane (an
+ * ambiguous chain step holding its chain) stays there, at the head; any other enters its lane
+ * again, at the back.
  */
 export const RESEND = new LuaScript(`
 local cur = redis.call('HMGET', KEYS[1], 'status', 'done', 'attempt', 'version')
 if cur[1] ~= 'ambiguous' or cur[2] ~= '1' then return {0} end
-redis.call('HSET', KEYS[1], 'status', 'queued', 'done', '0', 'laned', '0',
+local inLane = redis.call('LPOS', KEYS[3], ARGV[1])
+redis.call('HSET', KEYS[1], 'status', 'queued', 'done', '0', 'laned', inLane and '1' or '0',
   'attempt', tonumber(cur[3] or '0') + 1, 'version', tonumber(cur[4] or '0') + 1)
-for i = 1, #ARGV do redis.call('HDEL', KEYS[1], ARGV[i]) end
+for i = 2, #ARGV do redis.call('HDEL', KEYS[1], ARGV[i]) end
 redis.call('HINCRBY', KEYS[2], 'ambiguous', -1)
 redis.call('HINCRBY', KEYS[2], 'queued', 1)
 redis.call('HINCRBY', KEYS[2], '_done', -1)
 return {1, redis.call('HGETALL', KEYS[1])}
+`);
+
+/**
+ * Holds a queued prompt behind an ambiguous step of its chain, or releases it. KEYS: prompt, batch
+ * counts. ARGV: 1 to hold, 0 to release. Keeps the batch's `_held` count. Returns 1 when changed.
+ */
+export const SET_HELD = new LuaScript(`
+local f = redis.call('HMGET', KEYS[1], 'status', 'done', 'held')
+if not f[1] then return -1 end
+if ARGV[1] == '1' then
+  if f[2] == '1' or f[3] == '1' then return 0 end
+  redis.call('HSET', KEYS[1], 'held', '1')
+  redis.call('HINCRBY', KEYS[2], '_held', 1)
+  return 1
+end
+if f[3] ~= '1' then return 0 end
+redis.call('HDEL', KEYS[1], 'held')
+redis.call('HINCRBY', KEYS[2], '_held', -1)
+return 1
 `);

@@ -17,13 +17,18 @@ export const PROMPT_STATUSES = [
   'timed_out',
   'ambiguous',
   'rejected',
+  'skipped',
+  'cancelled',
 ] as const satisfies readonly PromptStatus[];
 
 /** Delivered, and the agent job's outcome observed: a batch of only these is a success. */
 export const DELIVERED_STATUSES = ['completed', 'archived', 'failed'] as const satisfies readonly PromptStatus[];
 
-/** Statuses that are always final (ambiguous is final only once its observation ended). */
-export const FINAL_STATUSES = ['completed', 'archived', 'failed', 'timed_out', 'rejected'] as const satisfies readonly PromptStatus[];
+/**
+ * Statuses that are always final (ambiguous is final only once its observation ended). `skipped`:
+ * a chain step after a step that did not complete; `cancelled`: never sent, the batch was cancelled.
+ */
+export const FINAL_STATUSES = ['completed', 'archived', 'failed', 'timed_out', 'rejected', 'skipped', 'cancelled'] as const satisfies readonly PromptStatus[];
 
 export function isDelivered(status: PromptStatus): boolean {
   return (DELIVERED_STATUSES as readonly PromptStatus[]).includes(status);

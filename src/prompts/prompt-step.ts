@@ -10,13 +10,14 @@
  *
  * A run that STARTS in `sending` is a re-run of a job whose worker stopped between the claim and
  * recording the POST's answer (a crash, a stalled lock): the POST may have gone out, so it is
- * never repeated; the prompt becomes `ambiguous` and its agent job is observed like any other.
+ * never repeated; the prompt becomes `ambiguous` and its agent job is observed like any other (a
+ * create has no known job: it ends `ambiguous` at once, holding its chain).
  */
 import { pollStep } from './poll-agent-job.js';
 import type { PromptContext } from './prompt-context.js';
 import type { PromptJobData } from './prompt-jobs.js';
 import type { PromptRecord } from './prompt-record.js';
-import { passLane } from './lanes.js';
+import { handOver } from './hand-over.js';
 import { sendStep } from './send-prompt.js';
 import { wait, type StepOutcome } from './step-outcome.js';
 import { StepScope } from './step-scope.js';
@@ -49,13 +50,18 @@ export async function runPromptStep(ctx: PromptContext, data: PromptJobData): Pr
 async function advance(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
   if (record.done) {
     // Final already: a re-run after a crash completes the hand-over of the lane.
-    await passLane(scope.ctx.store, scope.ctx.queue, record);
+    await handOver(scope, record);
     return { kind: 'finished', status: record.status };
   }
   switch (record.status) {
     case 'queued':
       return sendStep(scope, record);
     case 'sending': {
+      if (record.kind === 'create') {
+        return scope.finish(record, 'ambiguous', {
+          error: 'the worker stopped while creating the agent job; the create may have been performed, its job is unknown, so it is not resent',
+        });
+      }
       const moved = await scope.move(record, 'ambiguous', {
         error: 'the worker stopped while sending; the message may have been received, so it is not resent',
       });
@@ -80,7 +86,7 @@ export async function abandonPrompt(ctx: PromptContext, data: PromptJobData, rea
   if (!record || record.attempt !== data.attempt) return;
   const scope = new StepScope(ctx, record);
   if (record.done) {
-    await passLane(ctx.store, ctx.queue, record);
+    await handOver(scope, record);
   } else if (record.status === 'queued') {
     await scope.finish(record, 'rejected', { error: `not sent: ${reason}` });
   } else if (record.status === 'polling') {

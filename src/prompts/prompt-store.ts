@@ -6,9 +6,10 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { LuaScript } from './lua-script.js';
 import type { PromptInput } from './prompt-input.js';
+import type { PromptKind } from './plan-chains.js';
 import { decodeRecord, F, pairsToHash, type PromptRecord, type RecordField } from './prompt-record.js';
 import { PromptKeys } from './prompt-keys.js';
-import { CREATE_PROMPT, LANE_ENTER, LANE_LEAVE, MARK_SYNCED, PATCH, RESEND, TRANSITION } from './prompt-scripts.js';
+import { CREATE_PROMPT, LANE_ENTER, LANE_LEAVE, MARK_SYNCED, PATCH, RESEND, SET_HELD, TRANSITION } from './prompt-scripts.js';
 import { PROMPT_STATUSES, type PromptStatus } from './prompt-status.js';
 
 /** Redis retention of a finished batch. */
@@ -43,11 +44,17 @@ export interface BatchMeta {
 export interface NewPrompt extends PromptInput {
   promptId: string;
   position: number;
+  kind: PromptKind;
+  /** See PromptRecord. */
+  lane: string;
+  chainHead?: string;
+  next?: string;
+  line?: number;
 }
 
 /** Observation fields a resend clears. */
 const OBSERVATION_FIELDS: RecordField[] = [
-  F.before, F.sentAt, F.finishedAt, F.polls, F.observedActive, F.lastStatus, F.prLink, F.error, F.waitingSince, F.checks, F.failures,
+  F.before, F.sentAt, F.finishedAt, F.polls, F.polledAt, F.observedActive, F.lastStatus, F.prLink, F.error, F.waitingSince, F.checks, F.failures,
 ];
 
 /** The hash of a prompt just submitted, as field/value pairs. */
@@ -56,8 +63,14 @@ function newPromptFields(batchId: string, p: NewPrompt): string[] {
     [F.batchId]: batchId,
     [F.position]: String(p.position),
     [F.projectId]: p.projectId,
-    [F.jobId]: p.jobId,
+    [F.jobId]: p.jobId ?? '',
     [F.prompt]: p.prompt,
+    [F.kind]: p.kind,
+    [F.lane]: p.lane,
+    ...(p.line === undefined ? {} : { [F.line]: String(p.line) }),
+    ...(p.chain === undefined ? {} : { [F.chain]: p.chain }),
+    ...(p.chainHead === undefined ? {} : { [F.chainHead]: p.chainHead }),
+    ...(p.next === undefined ? {} : { [F.next]: p.next }),
     [F.status]: 'queued',
     [F.version]: '1',
     [F.attempt]: '0',
@@ -173,13 +186,13 @@ export class PromptStore {
   }
 
   /** Puts prompts in their lanes, in the given order; returns each lane's head afterwards. */
-  async enterLanes(records: ReadonlyArray<Pick<PromptRecord, 'promptId' | 'projectId' | 'jobId'>>): Promise<string[]> {
+  async enterLanes(records: ReadonlyArray<Pick<PromptRecord, 'promptId' | 'lane'>>): Promise<string[]> {
     const heads = new Set<string>();
     const chunkSize = 500;
     for (let start = 0; start < records.length; start += chunkSize) {
       const replies = await this.runScripted(LANE_ENTER, (pipeline) => {
         for (const r of records.slice(start, start + chunkSize)) {
-          pipeline.evalsha(LANE_ENTER.sha, 2, this.keys.prompt(r.promptId), this.keys.lane(r.projectId, r.jobId), r.promptId);
+          pipeline.evalsha(LANE_ENTER.sha, 2, this.keys.prompt(r.promptId), this.keys.lane(r.lane), r.promptId);
         }
       });
       for (const reply of replies) {
@@ -191,18 +204,39 @@ export class PromptStore {
   }
 
   /** Takes a final prompt out of its lane; returns the lane's new head, if any. */
-  async leaveLane(record: Pick<PromptRecord, 'promptId' | 'projectId' | 'jobId'>): Promise<string | undefined> {
-    const head = await LANE_LEAVE.run(this.redis, [this.keys.lane(record.projectId, record.jobId)], [record.promptId]);
+  async leaveLane(record: Pick<PromptRecord, 'promptId' | 'lane'>): Promise<string | undefined> {
+    const head = await LANE_LEAVE.run(this.redis, [this.keys.lane(record.lane)], [record.promptId]);
     return typeof head === 'string' && head !== '' ? head : undefined;
   }
 
-  async laneHead(projectId: string, jobId: string): Promise<string | undefined> {
-    return (await this.redis.lindex(this.keys.lane(projectId, jobId), 0)) ?? undefined;
+  async laneHead(lane: string): Promise<string | undefined> {
+    return (await this.redis.lindex(this.keys.lane(lane), 0)) ?? undefined;
+  }
+
+  /** Holds a queued prompt behind an ambiguous step of its chain (true), or releases it (false). */
+  async setHeld(record: Pick<PromptRecord, 'promptId' | 'batchId'>, held: boolean): Promise<boolean> {
+    const reply = await SET_HELD.run(this.redis, [this.keys.prompt(record.promptId), this.keys.batchCounts(record.batchId)], [held ? 1 : 0]);
+    return Number(reply) === 1;
+  }
+
+  /** The prompts after `record` in its chain, in input order. */
+  async chainAfter(record: Pick<PromptRecord, 'next'>): Promise<PromptRecord[]> {
+    const rest: PromptRecord[] = [];
+    for (let id = record.next; id !== undefined; ) {
+      const next = await this.read(id);
+      if (!next) break;
+      rest.push(next);
+      id = next.next;
+    }
+    return rest;
   }
 
   /** Makes a final ambiguous prompt a new attempt (status queued); undefined when it is not one. */
   async resend(promptId: string, batchId: string): Promise<PromptRecord | undefined> {
-    const reply = (await RESEND.run(this.redis, [this.keys.prompt(promptId), this.keys.batchCounts(batchId)], OBSERVATION_FIELDS)) as [number, unknown?];
+    const current = await this.read(promptId);
+    if (!current) return undefined;
+    const keys = [this.keys.prompt(promptId), this.keys.batchCounts(batchId), this.keys.lane(current.lane)];
+    const reply = (await RESEND.run(this.redis, keys, [promptId, ...OBSERVATION_FIELDS])) as [number, unknown?];
     if (Number(reply[0]) !== 1) return undefined;
     // The batch is open again: its records must outlive the retention set when it finished.
     const batchKeys = [this.keys.batch(batchId), this.keys.batchPrompts(batchId), this.keys.batchCounts(batchId)];
@@ -235,11 +269,11 @@ export class PromptStore {
     return { batchId, total: Number(hash.total), createdAtMs: Number(hash.createdAt ?? 0), source: hash.source ?? '' };
   }
 
-  /** Prompts per status, and how many are final. */
-  async batchCounts(batchId: string): Promise<{ byStatus: Record<PromptStatus, number>; done: number }> {
+  /** Prompts per status, how many are final, and how many are held behind an ambiguous step of their chain. */
+  async batchCounts(batchId: string): Promise<{ byStatus: Record<PromptStatus, number>; done: number; held: number }> {
     const hash = await this.redis.hgetall(this.keys.batchCounts(batchId));
     const byStatus = Object.fromEntries(PROMPT_STATUSES.map((s) => [s, Math.max(0, Number(hash[s] ?? 0))])) as Record<PromptStatus, number>;
-    return { byStatus, done: Number(hash._done ?? 0) };
+    return { byStatus, done: Number(hash._done ?? 0), held: Math.max(0, Number(hash._held ?? 0)) };
   }
 
   /** The batch's prompt ids in file order. */

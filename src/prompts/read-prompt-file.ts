@@ -1,20 +1,31 @@
 /**
  * Reads a prompt file: JSONL or CSV by extension (`.jsonl`, `.ndjson` / `.csv`), else by content
  * (a first non-blank character `{` means JSONL). A file that cannot be read or holds no record at
- * all is a UsageError (one line); bad lines are returned, not thrown, so good ones still go.
+ * all is a UsageError (one line); bad lines are returned, not thrown, so good ones still go. What
+ * each good line does (create, message, a chain's follow-up) is planned for the whole file.
  */
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { parseCsv } from './parse-csv.js';
 import { parseJsonl, type ParsedPrompts } from './parse-jsonl.js';
-import type { PromptLimits } from './prompt-input.js';
+import { planChains, type PlannedPrompt } from './plan-chains.js';
+import type { LineProblem, PromptLimits, PromptLine } from './prompt-input.js';
 
 export type PromptFileFormat = 'jsonl' | 'csv';
 
-export interface PromptFile extends ParsedPrompts {
+export interface PromptFile {
   path: string;
   format: PromptFileFormat;
+  /** Good lines, in file order, with what each does. */
+  prompts: Array<PlannedPrompt<PromptLine>>;
+  /** Bad lines, in file order. */
+  problems: LineProblem[];
+}
+
+export interface PromptFileOptions {
+  /** Lines without `jobId` may start new agent jobs (`--allow-create`). @default false */
+  allowCreate?: boolean;
 }
 
 export function detectFormat(path: string, text: string): PromptFileFormat {
@@ -24,7 +35,7 @@ export function detectFormat(path: string, text: string): PromptFileFormat {
   return text.replace(/^\uFEFF/, '').trimStart().startsWith('{') ? 'jsonl' : 'csv';
 }
 
-export async function readPromptFile(path: string, limits: PromptLimits): Promise<PromptFile> {
+export async function readPromptFile(path: string, limits: PromptLimits, options: PromptFileOptions = {}): Promise<PromptFile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -33,16 +44,19 @@ export async function readPromptFile(path: string, limits: PromptLimits): Promis
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : code;
     throw new UsageError(`${path}: cannot read the prompt file (${why})`);
   }
-  return parsePromptText(path, text, limits);
+  return parsePromptText(path, text, limits, options);
 }
 
 /** Parses the text of a prompt file named `path` (the name picks the format and labels errors). */
-export async function parsePromptText(path: string, text: string, limits: PromptLimits): Promise<PromptFile> {
+export async function parsePromptText(path: string, text: string, limits: PromptLimits, options: PromptFileOptions = {}): Promise<PromptFile> {
   if (text.replace(/^\uFEFF/, '').trim() === '') throw new UsageError(`${path}: the prompt file is empty`);
   const format = detectFormat(path, text);
-  const parsed = format === 'jsonl' ? parseJsonl(text, limits) : await parseCsv(text, limits, path);
+  const parsed: ParsedPrompts = format === 'jsonl' ? parseJsonl(text, limits) : await parseCsv(text, limits, path);
   if (parsed.prompts.length === 0 && parsed.problems.length === 0) throw new UsageError(`${path}: the prompt file holds no prompts`);
-  return { path, format, ...parsed };
+  const plan = planChains(parsed.prompts, { allowCreate: options.allowCreate, refused: parsed.problems });
+  const planProblems = plan.problems.map(({ index, reason }) => ({ line: parsed.prompts[index]!.line, reason }));
+  const problems = [...parsed.problems, ...planProblems].sort((a, b) => a.line - b.line);
+  return { path, format, prompts: plan.prompts, problems };
 }
 
 /** `FILE:LINE: reason`, the form editors and terminals link to. */

@@ -1,28 +1,58 @@
 /**
- * `prompts resend BATCH --ambiguous`: the explicit decision to send again the prompts whose
- * delivery is unknown. Each becomes a new attempt (new job ids; jobs of the old attempt do
- * nothing) and goes back through its lane, behind whatever is queued for that agent job now.
+ * `prompts resend BATCH --ambiguous | --prompt ID`: the explicit decision to send again prompts
+ * whose delivery is unknown. Each becomes a new attempt (new job ids; jobs of the old attempt do
+ * nothing). A prompt outside a chain goes back through its lane, behind whatever is queued for
+ * that agent job now; a chain step that holds its chain is still at the head of its lane and is
+ * sent first, after which the chain's held steps go on.
  */
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { UsageError } from '../errors.js';
 import { BatchNotFoundError } from './batch-status.js';
 import { addBatchJob } from './prompt-jobs.js';
+import type { PromptRecord } from './prompt-record.js';
 import { PromptStore } from './prompt-store.js';
 
 export interface ResendResult {
   batchId: string;
   /** Prompt ids made queued again. */
   resent: string[];
+  /** Prompts of their chains that were held behind them and now go on. */
+  released: string[];
 }
 
-export async function resendAmbiguous(deps: { redis: Redis; queue: Queue; prefix: string }, batchId: string): Promise<ResendResult> {
+export interface ResendOptions {
+  /** Only this prompt (it must be ambiguous); all ambiguous prompts when absent. */
+  promptId?: string;
+}
+
+export async function resendAmbiguous(
+  deps: { redis: Redis; queue: Queue; prefix: string },
+  batchId: string,
+  options: ResendOptions = {},
+): Promise<ResendResult> {
   const store = new PromptStore(deps.redis, deps.prefix);
   if (!(await store.batchMeta(batchId))) throw new BatchNotFoundError(batchId);
-  const resent: string[] = [];
-  for (const record of await store.readMany(await store.batchPromptIds(batchId))) {
-    if (record?.status !== 'ambiguous' || !record.done) continue;
-    if (await store.resend(record.promptId, batchId)) resent.push(record.promptId);
+  const records = (await store.readMany(await store.batchPromptIds(batchId))).filter((r): r is PromptRecord => r !== undefined);
+  let chosen = records.filter((r) => r.status === 'ambiguous' && r.done);
+  if (options.promptId !== undefined) {
+    const one = records.find((r) => r.promptId === options.promptId);
+    if (!one) throw new UsageError(`--prompt: ${options.promptId} is not a prompt of batch ${batchId}`);
+    if (!chosen.includes(one)) {
+      const state = one.status === 'ambiguous' ? 'ambiguous, still being observed' : one.status;
+      throw new UsageError(`--prompt: ${options.promptId} is ${state}; only a final ambiguous prompt can be resent`);
+    }
+    chosen = [one];
   }
+  const resent: string[] = [];
+  const released: string[] = [];
+  for (const record of chosen) {
+    if (!(await store.resend(record.promptId, batchId))) continue;
+    resent.push(record.promptId);
+    // Its chain waits no more for a decision: the held steps queue behind the new attempt.
+    for (const step of await store.chainAfter(record)) if (await store.setHeld(step, false)) released.push(step.promptId);
+  }
+  // The batch job writes the new states to the warehouse and starts the lanes' heads.
   if (resent.length > 0) await addBatchJob(deps.queue, batchId, await store.nextBatchGeneration(batchId));
-  return { batchId, resent };
+  return { batchId, resent, released };
 }

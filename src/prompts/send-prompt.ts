@@ -1,13 +1,17 @@
 /**
- * The send step of a queued prompt, at most once:
- * 1. only the head of its lane sends (earlier prompts to the same agent job come first);
- * 2. a GET shows the agent job is not `active` (never message a running job) and not archived;
- * 3. the project's message budget grants a slot (else: wait, as a delayed job);
+ * The send step of a queued prompt — a message to an agent job, or a create that starts one — at
+ * most once:
+ * 1. only the head of its lane sends (earlier prompts to the same agent job, or of the same chain,
+ *    come first);
+ * 2. for a message, a GET shows the agent job is not `active` (never message a running job) and
+ *    not archived; a create has no job yet;
+ * 3. the project's budget grants a slot (else: wait, as a delayed job);
  * 4. queued → sending is claimed atomically in Redis BEFORE the POST; a run that later finds
  *    `sending` cannot know whether the POST went out, so it never posts (see prompt-step.ts);
  * 5. one POST, no retries inside the client. Its failure decides: 429 or a connection never
  *    made prove the server did not take it (back to queued, wait); 400/404 → rejected; anything
- *    else (5xx, timeout, reset, bad body) may have been taken → ambiguous, observed, not resent.
+ *    else (5xx, timeout, reset, bad body) may have been taken → ambiguous, never resent. An
+ *    ambiguous message is still observed on its job; an ambiguous create has no job to observe.
  */
 import {
   AmbiguousSendError,
@@ -27,19 +31,24 @@ import { wait, type StepOutcome } from './step-outcome.js';
 
 export async function sendStep(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
   const { ctx } = scope;
-  const head = await ctx.store.laneHead(record.projectId, record.jobId);
+  const head = await ctx.store.laneHead(record.lane);
   if (head !== record.promptId) {
     // Not its turn: a job exists only for lane heads, so this is a leftover; look again later.
     return wait(ctx.timing.pollMaxMs, 'not the head of its lane');
   }
+  if (record.kind === 'create') return post(scope, record, undefined, null);
+
+  // A follow-up of a chain that created its job goes to the job its first row created.
+  const jobId = record.jobId || (await chainJobId(scope, record));
+  if (!jobId) return scope.finish(record, 'skipped', { error: 'not sent: the agent job of its chain is not known' });
 
   let job: AgentJob;
   try {
-    job = await ctx.client.getAgentJob(record.projectId, record.jobId, { retry: GET_RETRY, logger: scope.logger });
+    job = await ctx.client.getAgentJob(record.projectId, jobId, { retry: GET_RETRY, logger: scope.logger });
   } catch (err) {
     ctx.observer.polled?.();
     if (err instanceof NotFoundError || err instanceof InvalidRequestError) {
-      return scope.finish(record, 'rejected', { error: `not sent: ${errorText(err)}` });
+      return scope.finish(record, 'rejected', { error: `not sent: ${errorText(err)}`, jobId });
     }
     if (err instanceof RateLimitedError) return wait(err.retryAfterMs, 'rate limited checking the agent job');
     if (err instanceof AuthError || !(err instanceof MintlifyApiError)) throw err;
@@ -47,25 +56,33 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
   }
   ctx.observer.polled?.();
 
-  if (job.status === 'archived') return scope.finish(record, 'rejected', { error: 'not sent: the agent job is archived' });
+  if (job.status === 'archived') return scope.finish(record, 'rejected', { error: 'not sent: the agent job is archived', jobId });
   const now = ctx.now();
   if (job.status === 'active') {
     const since = record.waitingSinceMs ?? now;
     if (now - since >= ctx.timing.deadlineMs) {
-      return scope.finish(record, 'timed_out', { error: `not sent: the agent job stayed active for ${formatDuration(now - since)}` });
+      return scope.finish(record, 'timed_out', { error: `not sent: the agent job stayed active for ${formatDuration(now - since)}`, jobId });
     }
     await ctx.store.patch(record, { waitingSince: since, checks: record.checks + 1, failures: 0 });
     return wait(backoffMs(ctx.timing, record.checks), 'agent job is active');
   }
+  return post(scope, record, jobId, JSON.stringify({ status: job.status, prLink: job.prLink }));
+}
 
-  const take = await ctx.budget(record.projectId).tryTake();
-  if (!take.granted) return wait(take.waitMs, 'message budget spent');
+/** The job a chain's first row created (or named), read from that row. */
+async function chainJobId(scope: StepScope, record: PromptRecord): Promise<string | undefined> {
+  if (!record.chainHead) return undefined;
+  const first = await scope.ctx.store.read(record.chainHead);
+  return first?.jobId || undefined;
+}
 
-  const claim = await scope.move(record, 'sending', {
-    before: JSON.stringify({ status: job.status, prLink: job.prLink }),
-    sentAt: now,
-    error: null,
-  });
+/** Budget, claim, and the one POST: a message to `jobId`, or a create when there is none. */
+async function post(scope: StepScope, record: PromptRecord, jobId: string | undefined, before: string | null): Promise<StepOutcome> {
+  const { ctx } = scope;
+  const take = await ctx.budget(record.projectId, record.kind).tryTake();
+  if (!take.granted) return wait(take.waitMs, `${record.kind} budget spent`);
+
+  const claim = await scope.move(record, 'sending', { before, sentAt: ctx.now(), error: null, ...(jobId ? { jobId } : {}) });
   if (!claim.ok) {
     // Another run moved it (only when a job's lock was lost): the next run sees where it is.
     if (claim.reason === 'wrong-status') return wait(ctx.timing.pollInitialMs, 'claimed elsewhere');
@@ -76,11 +93,15 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
   let answer: AgentJob;
   try {
     ctx.observer.sent?.();
-    answer = await ctx.client.sendMessage(record.projectId, record.jobId, record.prompt, { retry: false, logger: scope.logger });
+    const call = { retry: false as const, logger: scope.logger };
+    answer = jobId
+      ? await ctx.client.sendMessage(record.projectId, jobId, record.prompt, call)
+      : await ctx.client.createAgentJob(record.projectId, record.prompt, call);
   } catch (err) {
     return sendFailed(scope, sending, err);
   }
   const polling = await scope.move(sending, 'polling', {
+    jobId: answer.id,
     observedActive: answer.status === 'active',
     lastStatus: answer.status,
     waitingSince: null,
@@ -88,7 +109,7 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
     error: null,
   });
   if (!polling.ok) return { kind: 'skipped', reason: `sent, but the record moved on: ${polling.reason}` };
-  return wait(ctx.timing.pollInitialMs, 'sent; first poll');
+  return wait(ctx.pace.firstPollMs(polling.record), 'sent; first poll');
 }
 
 async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown): Promise<StepOutcome> {
@@ -96,7 +117,7 @@ async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown)
   const unsent = { sentAt: null, before: null };
   if (err instanceof RateLimitedError) {
     // Someone else spent the project's budget: everyone waits, and this prompt was not taken.
-    await ctx.budget(sending.projectId).pause(err.retryAfterMs);
+    await ctx.budget(sending.projectId, sending.kind).pause(err.retryAfterMs);
     const back = await scope.move(sending, 'queued', { ...unsent, error: `not sent yet: ${errorText(err)}` });
     if (!back.ok) return { kind: 'skipped', reason: back.reason };
     return wait(err.retryAfterMs, 'rate limited (429)');
@@ -115,6 +136,13 @@ async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown)
     throw err;
   }
   const cause = err instanceof AmbiguousSendError && err.cause !== undefined ? err.cause : err;
+  if (sending.kind === 'create') {
+    // No job id came back, and no lookup maps a lost create to its job for certain: nothing to
+    // observe, and no guess. It stays ambiguous (holding its chain) until someone resends it.
+    return scope.finish(sending, 'ambiguous', {
+      error: `the create may have been performed (${errorText(cause)}); its job is unknown, so it is not resent`,
+    });
+  }
   const ambiguous = await scope.move(sending, 'ambiguous', {
     error: `the send may have been received (${errorText(cause)}); not resent`,
   });

@@ -3,7 +3,7 @@
  * warehouse and counted for metrics), and flushes the changes at the end of the run.
  */
 import type { Logger } from '../logger.js';
-import { passLane } from './lanes.js';
+import { handOver } from './hand-over.js';
 import type { PromptContext } from './prompt-context.js';
 import type { PromptRecord } from './prompt-record.js';
 import type { PromptStatus } from './prompt-status.js';
@@ -43,11 +43,11 @@ export class StepScope {
     return result;
   }
 
-  /** Ends the prompt with a final outcome and hands its lane on. */
+  /** Ends the prompt with a final outcome and hands its lane on (its chain goes on, stops or waits). */
   async finish(record: PromptRecord, to: PromptStatus, set: FieldChanges = {}): Promise<StepOutcome> {
     const result = await this.move(record, to, { finishedAt: this.ctx.now(), ...set }, true);
     if (!result.ok) return { kind: 'skipped', reason: `could not end as ${to}: ${result.reason}` };
-    await passLane(this.ctx.store, this.ctx.queue, result.record);
+    await handOver(this, result.record);
     return { kind: 'finished', status: to };
   }
 

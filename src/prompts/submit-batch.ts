@@ -7,9 +7,11 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { UsageError } from '../errors.js';
+import { planChains } from './plan-chains.js';
 import { batchIdFor, newBatchSalt, promptIdFor } from './prompt-ids.js';
 import type { PromptInput } from './prompt-input.js';
 import { addBatchJob } from './prompt-jobs.js';
+import { chainLaneId, jobLaneId } from './prompt-keys.js';
 import { PromptStore, type NewPrompt } from './prompt-store.js';
 
 export interface SubmitDeps {
@@ -25,6 +27,8 @@ export interface SubmitOptions {
   force?: boolean;
   /** Where the prompts came from (shown by `status`). @default '' */
   source?: string;
+  /** Prompts without `jobId` may create agent jobs (a create cannot be undone). @default false */
+  allowCreate?: boolean;
 }
 
 export interface SubmittedBatch {
@@ -38,16 +42,44 @@ export interface SubmittedBatch {
   promptIds: string[];
 }
 
-export async function submitBatch(deps: SubmitDeps, prompts: readonly PromptInput[], options: SubmitOptions = {}): Promise<SubmittedBatch> {
+export async function submitBatch(
+  deps: SubmitDeps,
+  prompts: ReadonlyArray<PromptInput & { line?: number }>,
+  options: SubmitOptions = {},
+): Promise<SubmittedBatch> {
   if (prompts.length === 0) throw new UsageError('no prompts to submit');
+  const plan = planChains(prompts, { allowCreate: options.allowCreate });
+  const [problem] = plan.problems;
+  if (problem) throw new UsageError(`prompt ${problem.index + 1}: ${problem.reason}`);
   const batchId = batchIdFor(prompts, options.force ? newBatchSalt() : undefined);
-  const records: NewPrompt[] = prompts.map((p, position) => ({
-    projectId: p.projectId,
-    jobId: p.jobId,
-    prompt: p.prompt,
-    position,
-    promptId: promptIdFor(batchId, position, p),
-  }));
+  const ids = prompts.map((p, position) => promptIdFor(batchId, position, p));
+  // A chain's rows point to the next one (a step that does not complete stops or holds the rest).
+  const nextOf = new Map<number, string>();
+  const lastOfChain = new Map<number, number>();
+  plan.prompts.forEach((p, position) => {
+    if (p.chain === undefined) return;
+    const previous = lastOfChain.get(p.head);
+    if (previous !== undefined) nextOf.set(previous, ids[position]!);
+    lastOfChain.set(p.head, position);
+  });
+  const records: NewPrompt[] = plan.prompts.map((p, position) => {
+    const head = plan.prompts[p.head]!;
+    // A chain's follow-ups go to the job its first row names; a created job is known only later.
+    const jobId = p.jobId ?? head.jobId;
+    return {
+      projectId: p.projectId,
+      jobId,
+      prompt: p.prompt,
+      kind: p.kind,
+      chain: p.chain,
+      line: p.line,
+      position,
+      promptId: ids[position]!,
+      chainHead: p.chain === undefined ? undefined : ids[p.head],
+      next: nextOf.get(position),
+      lane: jobId === undefined ? chainLaneId(batchId, p.chain ?? `#${p.head}`) : jobLaneId(p.projectId, jobId),
+    };
+  });
   const store = new PromptStore(deps.redis, deps.prefix);
   const { added, existing } = await store.createBatch({ batchId, total: records.length, createdAtMs: Date.now(), source: options.source ?? '' }, records);
   // Added last: a submission cut short is completed by submitting again, and the job (a no-op

@@ -1,4 +1,7 @@
-/** Follows a batch until every prompt's outcome is final, reading only Redis (workers may be remote). */
+/**
+ * Follows a batch until every prompt's outcome is final or held behind an ambiguous step of its
+ * chain (only an explicit resend or cancel moves those), reading only Redis (workers may be remote).
+ */
 import type { Redis } from 'ioredis';
 import { batchStatus, type BatchStatus } from './batch-status.js';
 import { abortableSleep } from '../api/abortable-sleep.js';
@@ -12,14 +15,14 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-/** Resolves with the final status (every prompt listed) once all prompts are final. */
+/** Resolves with the final status (every prompt listed) once all prompts are final or held. */
 export async function waitForBatch(redis: Redis, prefix: string, batchId: string, options: WaitOptions = {}): Promise<BatchStatus> {
   const intervalMs = options.intervalMs ?? 250;
   for (;;) {
     options.signal?.throwIfAborted();
     const status = await batchStatus(redis, prefix, batchId);
     options.onProgress?.(status);
-    if (status.done >= status.total) return batchStatus(redis, prefix, batchId, { prompts: true });
+    if (status.done + status.held >= status.total) return batchStatus(redis, prefix, batchId, { prompts: true });
     await abortableSleep(intervalMs, options.signal);
   }
 }

@@ -89,10 +89,11 @@ describe('mintpipe prompts', () => {
     const result = await runCli(['prompts', 'send', path, '--wait', '--format', 'json'], env);
     noKey(result);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`${path}:3: jobId: empty`);
+    expect(result.stderr).toContain(`${path}:3: jobId: missing (a row without a jobId starts a new agent job, which cannot be undone: pass --allow-create)`);
     const summary = JSON.parse(result.stdout) as { total: number; badLines: Array<{ line: number }> };
     expect(summary.total).toBe(2);
-    expect(summary.badLines).toEqual([{ line: 3, reason: 'jobId: empty' }]);
+    expect(summary.badLines).toEqual([{ line: 3, reason: expect.stringMatching(/^jobId: missing/) }]);
+    expect(emulator.creates).toEqual([]);
     expect(emulator.messages.filter((m) => m.projectId === 'csv').map((m) => m.prompt)).toEqual([
       'Fix the intro, then "polish" it',
       'Line one\nline two, with a comma',
@@ -117,6 +118,6 @@ describe('mintpipe prompts', () => {
     expect(unknown.stderr).toMatch(/batch 0123456789abcdef: not found/);
     const resend = await runCli(['prompts', 'resend', '0123456789abcdef'], env);
     expect(resend.code).toBe(2);
-    expect(resend.stderr).toMatch(/--ambiguous is required/);
+    expect(resend.stderr).toMatch(/--ambiguous or --prompt ID is required/);
   });
 });

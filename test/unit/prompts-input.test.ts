@@ -24,15 +24,15 @@ describe('prompt files', () => {
     const file = await parsePromptText('in.jsonl', text, limits);
     expect(file.format).toBe('jsonl');
     expect(file.prompts).toEqual([
-      { projectId: 'p', jobId: 'j1', prompt: 'hello', line: 1 },
-      { projectId: 'p', jobId: 'j2', prompt: '  keep my spaces ', line: 3 },
+      { projectId: 'p', jobId: 'j1', prompt: 'hello', line: 1, kind: 'message', head: 0 },
+      { projectId: 'p', jobId: 'j2', prompt: '  keep my spaces ', line: 3, kind: 'message', head: 1 },
     ]);
     expect(file.problems.map((p) => [p.line, p.reason.replace(/ \(.*\)$/, '')])).toEqual([
-      [4, 'jobId: empty'],
+      [4, 'jobId: missing'],
       [5, 'jobId: expected a string, got number'],
       [6, 'prompt: empty'],
       [7, 'prompt: 66 bytes, more than the limit of 64'],
-      [8, 'expected an object with projectId, jobId, prompt, got an array'],
+      [8, 'expected an object with projectId, prompt (and jobId, chain), got an array'],
       [9, 'not JSON'],
       [10, 'projectId: missing'],
     ]);
@@ -55,20 +55,20 @@ describe('prompt files', () => {
       'more',
     ].join(eol);
     const file = await parsePromptText('in.csv', text, limits);
-    expect(file.prompts).toEqual([
+    expect(file.prompts.map(({ projectId, jobId, prompt, line }) => ({ projectId, jobId, prompt, line }))).toEqual([
       { projectId: 'p', jobId: 'j1', prompt: 'ünë, two', line: 2 },
       { projectId: 'p', jobId: 'j2', prompt: `first line${eol}second "quoted" line`, line: 4 },
       { projectId: 'p', jobId: 'j4', prompt: 'a"b', line: 7 },
     ]);
     expect(file.problems.map((p) => p.line)).toEqual([6, 8, 9]);
     expect(file.problems[0]!.reason).toBe('expected 3 fields, got 2');
-    expect(file.problems[1]!.reason).toBe('jobId: empty');
+    expect(file.problems[1]!.reason).toMatch(/^jobId: missing \(a row without a jobId starts a new agent job.*--allow-create\)$/);
     expect(file.problems[2]!.reason).toMatch(/^CSV: Quote Not Closed/);
   });
 
-  it('refuses a CSV header without the three columns, naming what is missing', async () => {
+  it('refuses a CSV header without the projectId and prompt columns, naming what is missing', async () => {
     await expect(parsePromptText('in.csv', 'project,jobId,text\np,j,x\n', limits)).rejects.toThrow(
-      new UsageError('in.csv: CSV header must name the columns projectId,jobId,prompt; missing projectId, prompt'),
+      new UsageError('in.csv: CSV header must name the columns projectId,prompt (and jobId, chain when used); missing projectId, prompt'),
     );
   });
 

@@ -1,15 +1,18 @@
 /**
- * `mintpipe prompts send|status|resend`: submit a prompt file as a batch, follow it, resend
- * ambiguous prompts on request. Submitting and following need only Redis, so they work with
- * workers running elsewhere; `--wait` starts in-process workers only when none are connected.
+ * `mintpipe prompts send|status|resend|cancel`: submit a prompt file as a batch, follow it, resend
+ * ambiguous prompts on request, cancel what was never sent. Submitting and following need only
+ * Redis, so they work with workers running elsewhere; `--wait` starts in-process workers only
+ * when none are connected.
  *
  * Exit codes: 2 for bad usage or any bad line (the good lines are still enqueued); with --wait,
- * 1 when a prompt ended rejected, timed_out or ambiguous; else 0.
+ * 1 when a prompt did not end delivered (rejected, timed_out, ambiguous, skipped, cancelled, or
+ * held behind an ambiguous step); else 0.
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import {
   allDelivered,
+  cancelBatch,
   formatBatchReport,
   formatProblem,
   isBatchId,
@@ -32,17 +35,19 @@ interface SendFlags {
   wait?: boolean;
   format: string;
   force?: boolean;
+  allowCreate?: boolean;
 }
 
 export function register(program: Command): void {
   const prompts = program.command('prompts').description('queued batch prompting of agent jobs');
   prompts
     .command('send')
-    .description('enqueue a JSONL or CSV file of prompts (projectId, jobId, prompt) as a batch')
-    .argument('<file>', 'prompt file: .jsonl (one object per line) or .csv (header projectId,jobId,prompt)')
+    .description('enqueue a JSONL or CSV file of prompts (projectId, prompt; jobId, chain) as a batch')
+    .argument('<file>', 'prompt file: .jsonl (one object per line) or .csv (header projectId,jobId,prompt[,chain])')
     .option('--wait', 'follow the batch to the end; exit 0 only when every prompt was delivered and its outcome observed')
     .option('--format <format>', 'output: text or json', 'text')
     .option('--force', 'submit as a new batch even when this file was submitted before')
+    .option('--allow-create', 'a row without jobId starts a new agent job (a create cannot be undone); rows sharing its chain follow up on that job')
     .action(async (file: string, flags: SendFlags) => {
       process.exitCode = await runSend(file, flags);
     });
@@ -57,34 +62,56 @@ export function register(program: Command): void {
       await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
         const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, batchId, { prompts: true });
         if (flags.format === 'json') {
-          const { prompts: _all, ...rest } = status;
-          writeJson(rest);
+          const { prompts: all, ...rest } = status;
+          writeJson({ ...rest, heldPrompts: (all ?? []).filter((p) => p.held) });
         } else process.stdout.write(`${formatBatchReport(status)}\n`);
       });
     });
   prompts
     .command('resend')
-    .description('send again, as new attempts, the prompts of a batch whose delivery is unknown')
+    .description('send again, as new attempts, prompts of a batch whose delivery is unknown (ambiguous)')
     .argument('<batch>', 'batch id')
-    .option('--ambiguous', 'resend the ambiguous prompts (required: the only kind that can be resent)')
+    .option('--ambiguous', 'resend every ambiguous prompt of the batch')
+    .option('--prompt <id>', 'resend this one ambiguous prompt (its held chain then goes on)')
     .option('--wait', 'follow the batch to the end')
     .option('--format <format>', 'output: text or json', 'text')
-    .action(async (batch: string, flags: { ambiguous?: boolean; wait?: boolean; format: string }) => {
+    .action(async (batch: string, flags: { ambiguous?: boolean; prompt?: string; wait?: boolean; format: string }) => {
       checkFormat(flags.format);
       const batchId = parseBatchId(batch);
-      if (!flags.ambiguous) throw new UsageError('prompts resend: --ambiguous is required (say explicitly that prompts of unknown delivery may be sent twice)');
+      if (!flags.ambiguous && flags.prompt === undefined) {
+        throw new UsageError('prompts resend: --ambiguous or --prompt ID is required (say explicitly that prompts of unknown delivery may be sent twice)');
+      }
+      if (flags.ambiguous && flags.prompt !== undefined) throw new UsageError('prompts resend: give --ambiguous or --prompt, not both');
+      const promptId = flags.prompt === undefined ? undefined : parsePromptId(flags.prompt);
       process.exitCode = await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
         const queue = runtime.queue(QUEUE_NAMES.prompts);
-        const result = await resendAmbiguous({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId);
+        const result = await resendAmbiguous({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId, { promptId });
+        const held = result.released.length > 0 ? `; ${result.released.length} held prompt(s) of their chains go on` : '';
+        const line = `batch ${batchId}: ${result.resent.length} ambiguous prompt(s) queued again${held}\n`;
         if (!flags.wait) {
           if (flags.format === 'json') writeJson(result);
-          else process.stdout.write(`batch ${batchId}: ${result.resent.length} ambiguous prompt(s) queued again\n`);
+          else process.stdout.write(line);
           return 0;
         }
-        process.stderr.write(`batch ${batchId}: ${result.resent.length} ambiguous prompt(s) queued again\n`);
+        process.stderr.write(line);
         const final = await follow(runtime, batchId);
         report(final, flags.format, {});
         return allDelivered(final) ? 0 : 1;
+      });
+    });
+  prompts
+    .command('cancel')
+    .description('end the prompts of a batch that were never sent as cancelled (held ones included); what is in flight finishes')
+    .argument('<batch>', 'batch id')
+    .option('--format <format>', 'output: text or json', 'text')
+    .action(async (batch: string, flags: { format: string }) => {
+      checkFormat(flags.format);
+      const batchId = parseBatchId(batch);
+      await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
+        const queue = runtime.queue(QUEUE_NAMES.prompts);
+        const result = await cancelBatch({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId);
+        if (flags.format === 'json') writeJson(result);
+        else process.stdout.write(`batch ${batchId}: ${result.cancelled.length} prompt(s) cancelled, ${result.inFlight.length} in flight left to finish\n`);
       });
     });
 }
@@ -92,7 +119,7 @@ export function register(program: Command): void {
 async function runSend(file: string, flags: SendFlags): Promise<number> {
   checkFormat(flags.format);
   const context = loadContext({ oneShot: true });
-  const parsed = await readPromptFile(file, { maxPromptBytes: context.config.prompts.maxPromptBytes });
+  const parsed = await readPromptFile(file, { maxPromptBytes: context.config.prompts.maxPromptBytes }, { allowCreate: flags.allowCreate });
   for (const problem of parsed.problems) process.stderr.write(`${formatProblem(file, problem)}\n`);
   const badLines = parsed.problems.length;
   if (parsed.prompts.length === 0) {
@@ -107,8 +134,8 @@ async function runSend(file: string, flags: SendFlags): Promise<number> {
     if (flags.wait && !(await runtime.hasWorkers(QUEUE_NAMES.prompts))) runtime.client();
     const submitted = await submitBatch(
       { redis: runtime.redis, queue, prefix: runtime.config.queuePrefix },
-      parsed.prompts.map(({ projectId, jobId, prompt }) => ({ projectId, jobId, prompt })),
-      { force: flags.force, source: file },
+      parsed.prompts.map(({ projectId, jobId, prompt, chain, line }) => ({ projectId, jobId, prompt, chain, line })),
+      { force: flags.force, source: file, allowCreate: flags.allowCreate },
     );
     const header = {
       batchId: submitted.batchId,
@@ -170,6 +197,12 @@ function writeJson(value: unknown): void {
 
 function checkFormat(format: string): void {
   if (!FORMATS.includes(format)) throw new UsageError(`--format: expected text or json, got "${format}"`);
+}
+
+function parsePromptId(text: string): string {
+  const id = text.trim();
+  if (!/^[0-9a-f]{20}$/.test(id)) throw new UsageError(`--prompt: expected the 20-character prompt id shown by \`prompts status\`, got "${text}"`);
+  return id;
 }
 
 function parseBatchId(text: string): string {

@@ -1,0 +1,35 @@
+/**
+ * What happens after a prompt's outcome is final, before its lane moves on.
+ *
+ * Outside a chain, nothing more: the lane passes to the next prompt for the same agent job. In a
+ * chain, later steps build on this one, so:
+ * - `completed`: the lane passes to the chain's next step;
+ * - `ambiguous` (delivery unknown): the steps after it are held, still `queued`, and the step stays
+ *   at the head of its lane so nothing is sent to a guess; `prompts resend` sends it again (the
+ *   chain then goes on) and `prompts cancel` ends the held steps as `cancelled`;
+ * - any other outcome: the steps after it end `skipped`, with the reason, and the lane moves on.
+ *
+ * Every step here is idempotent: a run that died half-way through is completed by the next run of
+ * the prompt's job, which finds it final and hands over again.
+ */
+import { passLane } from './lanes.js';
+import type { PromptRecord } from './prompt-record.js';
+import type { StepScope } from './step-scope.js';
+
+export async function handOver(scope: StepScope, record: PromptRecord): Promise<void> {
+  const { store, queue } = scope.ctx;
+  if (record.chain !== undefined && record.status !== 'completed') {
+    const rest = (await store.chainAfter(record)).filter((r) => !r.done);
+    if (record.status === 'ambiguous' && rest.length > 0) {
+      for (const step of rest) await store.setHeld(step, true);
+      scope.logger.info({ event: 'prompt.chain_held', chain: record.chain, held: rest.length }, 'chain held behind an ambiguous step');
+      return;
+    }
+    const where = record.line === undefined ? `#${record.position + 1}` : `line ${record.line}`;
+    for (const step of rest) {
+      const skipped = await scope.move(step, 'skipped', { finishedAt: scope.ctx.now(), error: `not sent: chain "${record.chain}" stopped at ${where}, which ended ${record.status}` }, true);
+      if (skipped.ok) await store.leaveLane(step);
+    }
+  }
+  await passLane(store, queue, record);
+}

@@ -1,0 +1,23 @@
+/** The timing settings of prompt steps, resolved from config, and the plain backoff. */
+
+export interface PromptTiming {
+  /** First poll after a send, and first re-check of a busy agent job. */
+  pollInitialMs: number;
+  /** Ceiling of the doubling poll interval. */
+  pollMaxMs: number;
+  /** After the send (or after first finding the job busy), the end of waiting. */
+  deadlineMs: number;
+  /**
+   * Polls that must show the same terminal status as before the send (never `active`, link
+   * unchanged) before it is taken as this run's outcome. The server processes a message
+   * asynchronously: right after the POST the job may still show its previous outcome. @default 3
+   */
+  unchangedPollsToSettle: number;
+  /** Failed checks or unconnected sends in a row after which a prompt is rejected unsent. @default 10 */
+  maxConsecutiveFailures: number;
+}
+
+/** Delay before the (n+1)-th check: pollInitialMs doubling up to pollMaxMs. */
+export function backoffMs(timing: PromptTiming, n: number): number {
+  return Math.min(timing.pollMaxMs, timing.pollInitialMs * 2 ** Math.min(n, 30));
+}
