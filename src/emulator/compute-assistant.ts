@@ -7,7 +7,7 @@
 import { DocsPathSpace } from './docs-paths.js';
 import { hash2, hashNumbers, hashString, unitFloat } from './seeded-random.js';
 import { ANSWERS, CLARIFYING_QUESTIONS, QUERY_CATEGORIES, QUESTIONS, pick } from './text-samples.js';
-import { encodeUlid, randomPart } from './ulid.js';
+import { ulidOf } from './ulid.js';
 
 /** One row of the assistant endpoint as the spec lists it (`conversationId` only with extra fields). */
 export interface AssistantRow {
@@ -56,7 +56,7 @@ export function computeAssistant(seed: number, projectId: string, fromMs: number
       const k = hash2(key, i + 0x10000000);
       const draw = (n: number) => unitFloat(hash2(k, n));
       if (turn > 0) atMs = Math.min(toMs - 1, atMs + 20_000 + Math.floor(draw(1) * 280_000));
-      const id = encodeUlid(atMs, randomPart(hash2(k, 2) & 0xffff, hash2(k, 3), i));
+      const id = ulidOf(atMs, hash2(k, 2), hash2(k, 3), i);
       if (turn === 0) conversationId = id;
       const clarifying = draw(4) < 0.1;
       const unanswered = !clarifying && draw(5) < 0.15;

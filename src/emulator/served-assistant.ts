@@ -10,7 +10,7 @@ import { itemCountFor } from './analytics-knobs.js';
 import { computeAssistant, type AssistantRow, type AssistantTurn } from './compute-assistant.js';
 import { approximation, hasInvalidText, knobKey, seededPermutation, withLoneSurrogate } from './knob-draws.js';
 import { hash2, hashString } from './seeded-random.js';
-import { encodeUlid, randomPart } from './ulid.js';
+import { ulidOf } from './ulid.js';
 import type { WindowRef } from './window-ref.js';
 
 export interface CallerStats {
@@ -105,7 +105,7 @@ function message(
   atMs: number,
 ): ThreadMessage {
   const h = hash2(key, hash2(hashString(threadId), n));
-  const id = encodeUlid(atMs, randomPart(hash2(h, 1) & 0xffff, hash2(h, 2), n));
+  const id = ulidOf(atMs, hash2(h, 1), hash2(h, 2), n);
   const result: ThreadMessage = { id, role, content, createdAt: new Date(atMs).toISOString() };
   if (knobs.extraFields) result._sampleRate = 1;
   return result;

@@ -31,7 +31,18 @@ export function isUlid(text: string): boolean {
   return ULID_PATTERN.test(text);
 }
 
-/** 80 bits from three 32-bit hashes (the top 16 bits of the first are dropped). */
-export function randomPart(a: number, b: number, c: number): bigint {
-  return (BigInt(a >>> 0) << 64n) | (BigInt(b >>> 0) << 32n) | BigInt(c >>> 0);
+/**
+ * A ULID from `timeMs` and 80 bits given as 16 + 32 + 32 (`high` keeps its low 16 bits): the
+ * same text as `encodeUlid`, in plain numbers (BigInt made a 90-day assistant window 5× slower).
+ */
+export function ulidOf(timeMs: number, high: number, middle: number, low: number): string {
+  const upper = (high & 0xffff) * 2 ** 24 + (middle >>> 8);
+  const lower = (middle & 0xff) * 2 ** 32 + (low >>> 0);
+  return base32(Math.floor(timeMs), 10) + base32(upper, 8) + base32(lower, 8);
+}
+
+function base32(value: number, digits: number): string {
+  let text = '';
+  for (let i = 0, rest = value; i < digits; i++, rest = Math.floor(rest / 32)) text = ALPHABET[rest % 32]! + text;
+  return text;
 }
