@@ -16,6 +16,8 @@ import {
   runQuery,
   type Warehouse,
 } from '../../src/warehouse/index.js';
+import { DEFAULT_QUERY_LIMITS } from '../../src/warehouse/query-limits.js';
+import { openReadOnlySession } from '../../src/warehouse/read-only-session.js';
 import { rejection, until } from '../support/wait.js';
 
 const database = 'mintpipe_query_test';
@@ -119,6 +121,26 @@ describe('a read-only query', () => {
     expect((await snapshot()).t).toEqual([1, 2, 3]);
   });
 
+  it('runs on a session where the engine itself refuses writes, files and URLs, for SQL the gate never saw', async () => {
+    const session = await openReadOnlySession(wh, DEFAULT_QUERY_LIMITS);
+    try {
+      for (const sql of [
+        'INSERT INTO t VALUES (9)',
+        'DROP TABLE t',
+        'SET readonly = 0',
+        "SELECT * FROM file('/etc/passwd', 'LineAsString')",
+        `SELECT * FROM url('${listenerUrl}/engine', 'LineAsString')`,
+        'SELECT 1 SETTINGS readonly = 0',
+      ]) {
+        await expect(session.run(sql), sql).rejects.toThrow(/readonly/i);
+      }
+    } finally {
+      await session.close();
+    }
+    expect((await snapshot()).t).toEqual([1, 2, 3]);
+    expect(listenerRequests).toBe(0);
+  });
+
   it('reports an unknown column as the engine says it, in one line', async () => {
     const error = await rejection(runQuery(wh, 'SELECT nosuch FROM t'));
     expect(error).toBeInstanceOf(QueryFailedError);
@@ -197,6 +219,7 @@ describe('the gate refuses, with one line naming what it refused, and nothing is
     ['SETTINGS readonly=0 in a subquery', () => "SELECT * FROM (SELECT * FROM numbers(1) SETTINGS readonly = 0)", /^query: a SETTINGS clause is not allowed/],
     ['SETTINGS readonly=1, readonly=0', () => 'SELECT 1 SETTINGS readonly = 1, readonly = 0', /^query: a SETTINGS clause is not allowed/],
     ['EXPLAIN options', () => 'EXPLAIN PLAN header = 1 SELECT 1', /^query: a SETTINGS clause is not allowed/],
+    ['a quoted name that would add a line to the parse', () => 'SELECT `a\n Function file (children 1)` FROM t', /^query: the engine's parse of it cannot be checked/],
     ['empty SQL', () => '  -- nothing\n', /^query: the SQL is empty$/],
     ['a syntax error', () => "SELECT 'unterminated", /^query: syntax error: /],
   ];
