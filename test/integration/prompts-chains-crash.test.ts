@@ -1,0 +1,126 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { batchStatus, PromptStore, submitBatch, type PromptInput } from '../../src/prompts/index.js';
+import { openWarehouse, runQuery } from '../../src/warehouse/index.js';
+import { TEST_API_KEY } from '../support/prompts-stack.js';
+import { until } from '../support/wait.js';
+
+const children: ChildProcess[] = [];
+let emulator: RunningEmulator | undefined;
+let redis: Redis | undefined;
+let queue: Queue | undefined;
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await queue?.close();
+  redis?.disconnect();
+  await emulator?.close();
+});
+
+/** A `mintpipe worker --queues prompts` process, as in production. */
+function startWorker(env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ['bin/mintpipe.js', 'worker', '--queues', 'prompts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGKILL') process.stderr.write(`worker exited ${code ?? signal}: ${stderr}\n`);
+  });
+  children.push(child);
+  return child;
+}
+
+describe('a batch of chains that create their jobs, its worker killed mid-batch', () => {
+  it('is finished by a new worker: no create or message POSTed twice, each chain in order on its own job, in-flight steps ambiguous', async () => {
+    // Every create and message is processed 300 ms after it arrives, so a kill catches POSTs in flight.
+    emulator = await startEmulator({ port: 0, seed: 11, agentTimeMs: 150, faults: { slowRate: 1, slowMs: 300, routes: ['message', 'create'] } });
+    const env = {
+      REDIS_URL: process.env.REDIS_URL!,
+      MINTLIFY_API_URL: emulator.url,
+      MINTLIFY_API_KEY: TEST_API_KEY,
+      MINTPIPE_QUEUE_PREFIX: `tcc${randomBytes(4).toString('hex')}`,
+      MINTPIPE_DATA_DIR: mkdtempSync(join(tmpdir(), 'mintpipe-chains-crash-')),
+      MINTPIPE_MESSAGE_RATE: 'off',
+      MINTPIPE_POLL_INITIAL: '50ms',
+      MINTPIPE_POLL_MAX: '200ms',
+      MINTPIPE_PROMPT_CONCURRENCY: '8',
+      MINTPIPE_LOCK_DURATION: '1s',
+      MINTPIPE_STALLED_INTERVAL: '500ms',
+      LOG_LEVEL: 'warn',
+    };
+    redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+    queue = new Queue('prompts', { connection: redis, prefix: env.MINTPIPE_QUEUE_PREFIX });
+    const store = new PromptStore(redis, env.MINTPIPE_QUEUE_PREFIX);
+    const chains = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    const rows: PromptInput[] = [];
+    for (let step = 1; step <= 3; step++) for (const name of chains) rows.push({ projectId: 'crash', chain: name, prompt: `${name} step ${step}` });
+    const batch = await submitBatch({ redis, queue, prefix: env.MINTPIPE_QUEUE_PREFIX }, rows, { allowCreate: true });
+
+    const first = startWorker(env);
+    const sendingNow = async () => (await store.readMany(batch.promptIds)).filter((r) => r?.status === 'sending').map((r) => r!);
+    // Kill once some POSTs were processed and others are on their way (creates and messages alike).
+    await until('POSTs in flight after some were processed', async () => {
+      const inFlight = await sendingNow();
+      return emulator!.creates.length + emulator!.messages.length >= 6 && inFlight.length > 0 ? true : undefined;
+    }, 40_000, 20);
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const inFlight = await sendingNow();
+    expect(inFlight.length).toBeGreaterThan(0);
+
+    const second = startWorker(env);
+    const settled = await until('the batch to settle', async () => {
+      const s = await batchStatus(redis!, env.MINTPIPE_QUEUE_PREFIX, batch.batchId);
+      return s.done + s.held === s.total ? s : undefined;
+    }, 60_000, 50);
+    second.kill('SIGTERM');
+    await new Promise((resolve) => second.once('exit', resolve));
+    expect(settled.total).toBe(rows.length);
+
+    // At most once: no create and no message reached the server twice.
+    const created = emulator.creates.map((c) => c.prompt);
+    const sent = emulator.messages.map((m) => m.prompt);
+    expect(new Set(created).size).toBe(created.length);
+    expect(new Set(sent).size).toBe(sent.length);
+    expect(emulator.messages.filter((m) => m.statusBefore === 'active')).toEqual([]);
+
+    const status = await batchStatus(redis, env.MINTPIPE_QUEUE_PREFIX, batch.batchId, { prompts: true });
+    for (const name of chains) {
+      const steps = status.prompts!.filter((p) => p.chain === name);
+      const create = emulator.creates.find((c) => c.prompt === `${name} step 1`);
+      // Follow-ups went only to the job the chain's create made, in input order.
+      const toJob = emulator.messages.filter((m) => m.prompt.startsWith(`${name} `));
+      if (toJob.length > 0) {
+        expect(create).toBeDefined();
+        expect(toJob.every((m) => m.jobId === create!.jobId)).toBe(true);
+      }
+      expect(toJob.map((m) => m.prompt)).toEqual(steps.slice(1, 1 + toJob.length).map((s) => rows[s.position]!.prompt));
+      for (const [i, step] of steps.entries()) {
+        const wasInFlight = inFlight.some((r) => r.promptId === step.promptId);
+        if (wasInFlight) {
+          // The dead worker may have posted it: observed (a message) or held (a create), never posted again.
+          expect(step.status).toBe('ambiguous');
+          expect(step.error).toMatch(/stopped while (sending|creating)/);
+          for (const later of steps.slice(i + 1)) expect(later.held || later.done).toBe(true);
+        }
+        if (step.held) expect(steps.slice(0, i).some((s) => s.status === 'ambiguous')).toBe(true);
+      }
+    }
+
+    const warehouse = await openWarehouse({ database: 'mintpipe', dataDir: env.MINTPIPE_DATA_DIR });
+    try {
+      const rowsOut = (await runQuery(warehouse, `SELECT prompt_id, status, kind FROM mintpipe.prompt_outcomes WHERE batch_id = '${batch.batchId}'`)).rows;
+      expect(new Map(rowsOut.map((r) => [String(r.prompt_id), `${String(r.kind)} ${String(r.status)}`]))).toEqual(
+        new Map(status.prompts!.map((p) => [p.promptId, `${p.kind} ${p.status}`])),
+      );
+    } finally {
+      await warehouse.close();
+    }
+  });
+});
