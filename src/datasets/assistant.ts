@@ -39,7 +39,7 @@ export const assistant = defineDataset<z.output<typeof schema>, z.output<typeof 
     resolution_status: it.resolutionStatus,
     query_category: it.queryCategory,
     page_url: it.pageUrl,
-    sources: it.sources.map((source) => [source.title, source.url]),
+    sources: it.sources.map((source) => ({ title: source.title, url: source.url })),
     extra: ctx.extra(it, known),
   }),
 });

@@ -102,8 +102,8 @@ export interface ExportHooks {
 }
 
 /** Waits for a fanout source run: how long each time, and how many times before failing. */
-const SOURCE_WAIT_MS = 60_000;
-const SOURCE_WAITS = 60;
+const SOURCE_WAIT_MS = 5_000;
+const SOURCE_WAITS = 720;
 
 /** Every table that holds rows of runs (pruned when their run is superseded). */
 const RUN_TABLES = DATASETS.flatMap((d) => (d.totalsTable ? [d.table, d.totalsTable] : [d.table]));
