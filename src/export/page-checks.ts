@@ -36,9 +36,11 @@ export class PageChecks {
     if (paginated && page.items.length === 0 && page.hasMore) {
       throw new PaginationError(`page at position ${position} is empty but says hasMore: true`);
     }
-    if (cursor !== null) {
-      if (this.cursors.has(cursor)) throw new PaginationError(`cursor ${JSON.stringify(cursor.slice(0, 40))} was served twice (page at position ${position})`);
-      this.cursors.add(cursor);
+    // A cursor handed out again would fetch a page again (or loop): refused before it is spent.
+    if (cursor !== null) this.cursors.add(cursor);
+    const next = page.nextCursor ?? null;
+    if (page.hasMore && next !== null && (this.cursors.has(next) || next === cursor)) {
+      throw new PaginationError(`cursor ${JSON.stringify(next.slice(0, 40))} was handed out twice (page at position ${position})`);
     }
     if (page.totals) {
       if (!this.totals) this.totals = page.totals;
