@@ -102,6 +102,9 @@ async function start(flags: StartFlags): Promise<void> {
       process.stdout.write(`  npx mintpipe query "SELECT date_from, count() AS paths, sum(total) AS page_uniques FROM visitors GROUP BY date_from ORDER BY date_from"\n`);
       process.stdout.write(`  npx mintpipe query "SELECT * FROM visitor_totals ORDER BY date_from" --format json\n`);
     }
+    // What `status` and the dashboard show from other shells: the settings this process runs with.
+    const { publishProcess } = await import('../../queue/installation-info.js');
+    await publishProcess(runtime, 'start', { queues: flags.workers ? ALL_QUEUES : [], scheduler: flags.scheduler });
     process.stdout.write('running (Ctrl-C to stop)\n');
   } catch (err) {
     await runtime.close();

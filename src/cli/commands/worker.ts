@@ -34,6 +34,9 @@ export function register(program: Command): void {
       });
       try {
         await runtime.startWorkers(names);
+        // What `status` and the dashboard show from other shells: the settings this worker runs with.
+        const { publishProcess } = await import('../../queue/installation-info.js');
+        await publishProcess(runtime, 'worker', { queues: names, scheduler: false });
         const port = flags.metricsPort ?? context.config.metricsPort;
         if (port !== undefined) {
           const { startMetricsServer } = await import('../../ops/metrics-server.js');

@@ -1,0 +1,218 @@
+/**
+ * What a running mintpipe process (start, worker) actually uses, published in Redis under the
+ * queue prefix so that `status` and the dashboard — run from another shell with other settings —
+ * show the running installation's budget, schedule, projects and datasets instead of their own.
+ *
+ * One key per process, set with a TTL and refreshed well before it lapses (a heartbeat): a process
+ * that stops cleanly deletes its key, one that dies stops refreshing and drops out after the TTL.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { formatRate, type MintpipeConfig } from '../../config/index.js';
+import type { Logger } from '../logger.js';
+import type { QueueName } from './queue-names.js';
+
+/** The settings that decide what an installation does; nothing secret. */
+export interface InstallationSettings {
+  /** Organization-wide analytics budget as `N/DURATION`, or `off`. */
+  analyticsRate: string;
+  /** Per-project message budget as `N/DURATION`, or `off`. */
+  messageRate: string;
+  /** The nightly schedule the plan runs on. */
+  nightly: { cron: string; timezone: string };
+  /** Projects the nightly plan exports (`MINTPIPE_PROJECTS`). */
+  projects: string[];
+  /** Datasets the nightly plan exports, in priority order (`MINTPIPE_DATASETS`). */
+  datasets: string[];
+  /** Projects whose assistant threads are fetched (`MINTPIPE_ASSISTANT_THREADS`). */
+  assistantThreads: string[];
+}
+
+/** One running process and the settings it runs with. */
+export interface InstallationProcess {
+  /** The command that runs: `start` or `worker`. */
+  role: 'start' | 'worker';
+  pid: number;
+  host: string;
+  /** ISO 8601. */
+  startedAt: string;
+  /** mintpipe's version (package.json). */
+  version: string;
+  /** Queues this process works (none for `start --no-workers`). */
+  queues: QueueName[];
+  /** Whether this process installed the nightly schedule in Redis. */
+  scheduler: boolean;
+  settings: InstallationSettings;
+}
+
+/** The subset of the configuration that settings are read from (never the API key). */
+export type SettingsSource = Pick<MintpipeConfig, 'analyticsRate' | 'messageRate'> & {
+  export: Pick<MintpipeConfig['export'], 'cron' | 'timezone' | 'projects' | 'datasets' | 'assistantThreads'>;
+};
+
+export function describeSettings(config: SettingsSource): InstallationSettings {
+  return {
+    analyticsRate: formatRate(config.analyticsRate),
+    messageRate: formatRate(config.messageRate),
+    nightly: { cron: config.export.cron, timezone: config.export.timezone },
+    projects: [...config.export.projects],
+    datasets: [...config.export.datasets],
+    assistantThreads: [...config.export.assistantThreads],
+  };
+}
+
+let cachedVersion: string | undefined;
+
+/** mintpipe's version from package.json (from src/ or from a compiled dist/). */
+export function mintpipeVersion(): string {
+  if (cachedVersion) return cachedVersion;
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const path of [join(here, '..', '..', 'package.json'), join(here, '..', '..', '..', 'package.json')]) {
+    if (!existsSync(path)) continue;
+    try {
+      const pkg = JSON.parse(readFileSync(path, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'mintpipe' && pkg.version) return (cachedVersion = pkg.version);
+    } catch {
+      /* not ours: look further */
+    }
+  }
+  return (cachedVersion = 'unknown');
+}
+
+export interface PublishOptions {
+  /** How long the key lives without a refresh: a dead process drops out after this. @default 30000 */
+  ttlMs?: number;
+  /** How often the key is refreshed; well under `ttlMs`, so one slow refresh does not drop a live process. @default ttlMs / 3 */
+  refreshMs?: number;
+  /** Told about a refresh that failed (Redis away); the next one tries again. @default ignored */
+  onRefreshError?: (err: unknown) => void;
+}
+
+export interface Publication {
+  /** The Redis key holding this process's record. */
+  key: string;
+  /** Stops refreshing and deletes the record (a clean stop). Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const StoredProcess = z.object({
+  role: z.enum(['start', 'worker']),
+  pid: z.number(),
+  host: z.string(),
+  startedAt: z.string(),
+  version: z.string(),
+  queues: z.array(z.enum(['export', 'prompts'])),
+  scheduler: z.boolean(),
+  settings: z.object({
+    analyticsRate: z.string(),
+    messageRate: z.string(),
+    nightly: z.object({ cron: z.string(), timezone: z.string() }),
+    projects: z.array(z.string()),
+    datasets: z.array(z.string()),
+    assistantThreads: z.array(z.string()),
+  }),
+});
+
+function keyPrefix(queuePrefix: string): string {
+  return `${queuePrefix}:installation:`;
+}
+
+/** The process's record for `role`, as `publishInstallation` stores it. */
+export function describeProcess(role: InstallationProcess['role'], config: SettingsSource, parts: { queues: QueueName[]; scheduler: boolean; startedAt?: Date }): InstallationProcess {
+  return {
+    role,
+    pid: process.pid,
+    host: hostname(),
+    startedAt: (parts.startedAt ?? new Date()).toISOString(),
+    version: mintpipeVersion(),
+    queues: [...parts.queues],
+    scheduler: parts.scheduler,
+    settings: describeSettings(config),
+  };
+}
+
+/** Publishes `info` under the queue prefix and keeps it alive until `stop()`. */
+export async function publishInstallation(redis: Redis, queuePrefix: string, info: InstallationProcess, options: PublishOptions = {}): Promise<Publication> {
+  const ttlMs = options.ttlMs ?? 30_000;
+  const refreshMs = options.refreshMs ?? Math.max(1, Math.floor(ttlMs / 3));
+  // pid and host alone could repeat (containers all run pid 1 on hosts named alike).
+  const key = `${keyPrefix(queuePrefix)}${info.host}:${info.pid}:${randomUUID().slice(0, 8)}`;
+  const value = JSON.stringify(info);
+  await redis.set(key, value, 'PX', ttlMs);
+  let refreshing = false;
+  const timer = setInterval(() => {
+    // Redis commands wait while it is away; never stack refreshes behind a pending one.
+    if (refreshing) return;
+    refreshing = true;
+    redis
+      .set(key, value, 'PX', ttlMs)
+      .catch((err: unknown) => options.onRefreshError?.(err))
+      .finally(() => {
+        refreshing = false;
+      });
+  }, refreshMs);
+  timer.unref();
+  let stopping: Promise<void> | undefined;
+  return {
+    key,
+    stop() {
+      stopping ??= (async () => {
+        clearInterval(timer);
+        await redis.del(key);
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Every process currently published under the queue prefix, oldest first. */
+export async function listInstallation(redis: Redis, queuePrefix: string): Promise<InstallationProcess[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `${keyPrefix(queuePrefix)}*`, 'COUNT', 200);
+    cursor = next;
+    keys.push(...found);
+  } while (cursor !== '0');
+  if (keys.length === 0) return [];
+  const values = await redis.mget(...keys);
+  const processes: InstallationProcess[] = [];
+  for (const value of values) {
+    // Expired between SCAN and MGET, or not ours: skip it.
+    if (!value) continue;
+    let parsed;
+    try {
+      parsed = StoredProcess.safeParse(JSON.parse(value));
+    } catch {
+      parsed = undefined;
+    }
+    // A record another version wrote in another shape is left out rather than shown wrong.
+    if (parsed?.success) processes.push(parsed.data);
+  }
+  return processes.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.pid - b.pid);
+}
+
+/** What `publishProcess` reads off a running command's runtime. */
+export interface PublishingRuntime {
+  readonly redis: Redis;
+  readonly config: SettingsSource & Pick<MintpipeConfig, 'queuePrefix'>;
+  readonly logger: Logger;
+  onClose(fn: () => Promise<void> | void): void;
+}
+
+/**
+ * Publishes this process (start or worker) for as long as `runtime` is open: the record is
+ * refreshed until the runtime closes, then deleted.
+ */
+export async function publishProcess(runtime: PublishingRuntime, role: InstallationProcess['role'], parts: { queues: QueueName[]; scheduler: boolean }): Promise<Publication> {
+  const publication = await publishInstallation(runtime.redis, runtime.config.queuePrefix, describeProcess(role, runtime.config, parts), {
+    onRefreshError: (err) => runtime.logger.warn({ event: 'installation_refresh_failed', err }, 'could not refresh this process in Redis (status may miss it)'),
+  });
+  runtime.onClose(() => publication.stop());
+  return publication;
+}
