@@ -3,7 +3,7 @@
  * given, a ClickHouse server otherwise. The embedded hook is experimental in both packages, so it
  * stays inside this file; everything else talks to `ClickHouseClient`. Migrations run at open.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
 import { UsageError } from '../errors.js';
@@ -11,7 +11,7 @@ import { clientLogOptions } from './client-log.js';
 import type { Logger } from '../logger.js';
 import { lockHolder, recordedHolder, removePidFile, writePidFile } from './embedded-lock.js';
 import { WarehouseLockedError, WarehouseProcessBoundError, WarehouseUnavailableError } from './errors.js';
-import { applyMigrations } from './migrations.js';
+import { applyMigrations, type Migration } from './migrations.js';
 import { isPlainIdentifier } from './sql-text.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -27,7 +27,18 @@ export interface OpenWarehouseOptions {
   /** The embedded engine keeps its data in `<dataDir>/clickhouse`. */
   dataDir: string;
   logger?: Logger;
+  /** Migrations to apply on open (tests of an upgrade open an older schema). @default every migration */
+  migrations?: readonly Migration[];
+  /**
+   * While another process holds the embedded directory, keep trying for up to `timeoutMs`
+   * (calling `onWait` once, so the caller can say it waits) instead of refusing at once. A holder
+   * that exits, is killed or is a zombie frees it. @default no wait
+   */
+  lockWait?: { timeoutMs: number; onWait?: (holderPid: number | undefined) => void };
 }
+
+/** Pause between two tries of a locked directory. */
+const LOCK_RETRY_MS = 100;
 
 /** Embedded directories this process has open, with their open-warehouse counts. */
 const openEmbedded = new Map<string, number>();
@@ -37,9 +48,9 @@ export async function openWarehouse(options: OpenWarehouseOptions): Promise<Ware
     throw new UsageError(`database: not a database name: "${options.database}" (letters, digits and _)`);
   }
   const startedAt = Date.now();
-  const wh = options.url ? await openServer(options, options.url) : await openEmbeddedEngine(options);
+  const wh = options.url ? await openServer(options, options.url) : await openEmbeddedWaiting(options);
   try {
-    await applyMigrations(wh, { logger: options.logger });
+    await applyMigrations(wh, { logger: options.logger, migrations: options.migrations });
   } catch (err) {
     await wh.close();
     throw err;
@@ -49,6 +60,44 @@ export async function openWarehouse(options: OpenWarehouseOptions): Promise<Ware
     'warehouse open',
   );
   return wh;
+}
+
+/** Opens the embedded engine, waiting (within `lockWait`) while another process holds it. */
+async function openEmbeddedWaiting(options: OpenWarehouseOptions): Promise<Warehouse> {
+  const startedAt = Date.now();
+  const timeoutMs = options.lockWait?.timeoutMs ?? 0;
+  let told = false;
+  for (;;) {
+    try {
+      return await openEmbeddedEngine(options);
+    } catch (err) {
+      const locked = err instanceof WarehouseLockedError ? err : err instanceof EngineRefusedError ? err.locked : undefined;
+      const waitedMs = Date.now() - startedAt;
+      if (!locked || waitedMs + LOCK_RETRY_MS > timeoutMs) {
+        if (!locked) throw err;
+        // Refused with no holder to name, even after waiting: the engine's own reason, whatever it was.
+        if (err instanceof EngineRefusedError && locked.holderPid === undefined) throw err.cause;
+        throw timeoutMs > 0 ? new WarehouseLockedError(locked.path, locked.holderPid, { cause: err, waitedMs }) : locked;
+      }
+      if (!told) options.lockWait?.onWait?.(locked.holderPid);
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
+  }
+}
+
+/**
+ * The engine refused a directory whose status file says a process has it, but no live mintpipe
+ * process is named (one between opening the engine and writing its pid file, or one closing):
+ * worth another try while waiting.
+ */
+class EngineRefusedError extends Error {
+  constructor(
+    readonly locked: WarehouseLockedError,
+    options: { cause: unknown },
+  ) {
+    super('the embedded engine refused the directory', options);
+  }
 }
 
 async function openEmbeddedEngine(options: OpenWarehouseOptions): Promise<Warehouse> {
@@ -80,6 +129,7 @@ async function openEmbeddedEngine(options: OpenWarehouseOptions): Promise<Wareho
     } catch (err) {
       const holder = lockHolder(path);
       if (holder !== undefined) throw new WarehouseLockedError(path, holder, { cause: err });
+      if (existsSync(join(path, 'status'))) throw new EngineRefusedError(new WarehouseLockedError(path, undefined), { cause: err });
       throw err;
     }
   } catch (err) {
