@@ -83,7 +83,7 @@ describe('dashboard on a running stack', () => {
     const text = await (await fetch(`${dashboard.url}/metrics`)).text();
     expect(sample(text, `mintpipe_pages_fetched_total{project="${PROJECT}"}`)).toBe(DAYS * 3);
     expect(sample(text, `mintpipe_rows_loaded_total{project="${PROJECT}"}`)).toBe(DAYS * PATHS_PER_DAY);
-    expect(sample(text, 'mintpipe_api_request_duration_seconds_count{op="getVisitors",outcome="ok"}')).toBe(DAYS * 3);
+    expect(sample(text, 'mintpipe_api_request_duration_seconds_count{op="getAnalytics",outcome="ok"}')).toBe(DAYS * 3);
     expect(sample(text, 'bullmq_job_count{queue="export",state="completed"}')).toBe(DAYS);
     expect(sample(text, 'bullmq_workers{queue="export"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, `mintpipe_export_lag_seconds{project="${PROJECT}"}`)).toBeLessThan(86_400);
