@@ -119,6 +119,7 @@ describe('warehouse schema', () => {
     const described = await columns('export_runs');
     expect(described.map(([name]) => name)).toEqual([
       'run_id',
+      'dataset',
       'project_id',
       'date_from',
       'date_to',
