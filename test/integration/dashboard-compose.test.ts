@@ -193,7 +193,10 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  describe.skipIf(!plugin.present)(plugin.present ? 'docker compose config' : `docker compose config (skipped: ${plugin.reason})`, () => {
+  // `docker compose config` is a second opinion where the compose plugin exists (not on CI's machine,
+  // which has no Docker engine); the file is always checked by the parser above.
+  if (!plugin.present) process.stderr.write(`dashboard-compose: docker compose config not run: ${plugin.reason}\n`);
+  if (plugin.present) describe('docker compose config', () => {
     const env = { ...process.env, CLICKHOUSE_PASSWORD: 'x', MINTLIFY_API_KEY: 'placeholder', MINTPIPE_DASHBOARD_TOKEN: 'placeholder-token-0123456789' };
     it('accepts the file with the required settings given', () => {
       const run = spawnSync('docker', ['compose', '-f', 'docker-compose.yml', 'config', '--quiet'], { encoding: 'utf8', env, timeout: 30_000 });
