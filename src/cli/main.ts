@@ -4,7 +4,8 @@
  */
 import { Command, CommanderError } from 'commander';
 import { MintpipeError } from '../errors.js';
-import { redactSecrets } from '../logger.js';
+// Not ../logger.js: the redactor alone, so `--help` and usage errors load no pino.
+import { redactSecrets } from '../secrets/registered-secrets.js';
 import { commands } from './commands/index.js';
 
 export async function main(argv: string[]): Promise<number> {

@@ -18,8 +18,7 @@ export interface WindowFlags {
   dataset?: string;
 }
 
-/** `--project` as commander collects it: repeatable and comma-separated. */
-export const collectProjects = (value: string, previous: string[]): string[] => [...previous, ...value.split(',')];
+export { collectProjects } from './collect-projects.js';
 
 export function selectDatasets(flags: Pick<WindowFlags, 'dataset'>, projectId: string, config: MintpipeConfig): DatasetName[] {
   if (flags.dataset === undefined) return ['visitors'];

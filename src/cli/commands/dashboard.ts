@@ -3,13 +3,9 @@
  * for a deployment where workers and the scheduler run elsewhere on the same Redis and warehouse.
  */
 import type { Command } from 'commander';
-import { ConfigError } from '../../../config/index.js';
+import { ConfigError } from '../../../config/config-error.js';
 import { assertBindAllowed } from '../../ops/dashboard-bind.js';
-import { startDashboard } from '../../ops/dashboard-server.js';
-import { createMetrics } from '../../ops/metrics.js';
-import { loadContext } from '../command-context.js';
 import { runUntilSignal } from '../run-until-signal.js';
-import { Runtime } from '../runtime.js';
 
 interface DashboardFlags {
   host?: string;
@@ -33,11 +29,18 @@ function parsePort(text: string): number {
 }
 
 async function serveDashboard(flags: DashboardFlags): Promise<void> {
+  // Loaded here, not at the top: `--help` and usage errors load only commander.
+  const { loadContext } = await import('../command-context.js');
   const context = loadContext();
   const host = flags.host?.trim() || context.config.dashboard.host;
   const port = flags.port === undefined ? context.config.dashboard.port : parsePort(flags.port);
   // Refuse before bringing anything up.
   assertBindAllowed(host, context.config.dashboard.token);
+  const [{ startDashboard }, { createMetrics }, { Runtime }] = await Promise.all([
+    import('../../ops/dashboard-server.js'),
+    import('../../ops/metrics.js'),
+    import('../runtime.js'),
+  ]);
   const metrics = createMetrics();
   const runtime = await Runtime.open({ config: context.config, logger: context.logger });
   try {

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { formatRate, parseDurationMs, parseRate, type RateLimit } from '../../../config/durations.js';
-import { startEmulator, type StartEmulatorOptions } from '../../emulator/index.js';
+import type { StartEmulatorOptions } from '../../emulator/index.js';
 import { MintpipeError, UsageError } from '../../errors.js';
 
 export interface EmulatorFlags {
@@ -83,6 +83,8 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): StartEmulatorOpt
 }
 
 async function runUntilSignal(options: StartEmulatorOptions & { port: number; host: string }): Promise<void> {
+  // Loaded here, not at the top: `--help` and usage errors load only commander.
+  const { startEmulator } = await import('../../emulator/index.js');
   let emulator;
   try {
     emulator = await startEmulator(options);

@@ -6,8 +6,8 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { EnqueuedWindow } from '../../export/enqueue.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
-import { loadContext, withRuntime } from '../command-context.js';
-import { collectProjects, selectWindows, type WindowFlags } from '../window-selection.js';
+import { collectProjects } from '../collect-projects.js';
+import type { WindowFlags } from '../window-selection.js';
 
 interface ExportFlags extends WindowFlags {
   wait?: boolean;
@@ -46,6 +46,8 @@ export function register(program: Command): void {
 
 async function runExport(flags: ExportFlags): Promise<number> {
   if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
+  // Loaded here, not at the top: `--help` and usage errors load only commander.
+  const [{ loadContext, withRuntime }, { selectWindows }] = await Promise.all([import('../command-context.js'), import('../window-selection.js')]);
   const context = loadContext({ oneShot: true });
   const windows = selectWindows(flags, context.config);
   if (flags.dryRun) {

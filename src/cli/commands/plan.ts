@@ -9,8 +9,9 @@ import type { DatasetName } from '../../datasets/index.js';
 import { UsageError } from '../../errors.js';
 import type { RunSample } from '../../export/plan-cost.js';
 import type { ExportWindow } from '../../export/windows.js';
-import { loadContext, type CommandContext } from '../command-context.js';
-import { collectProjects, selectWindows, type WindowFlags } from '../window-selection.js';
+import { collectProjects } from '../collect-projects.js';
+import type { CommandContext } from '../command-context.js';
+import type { WindowFlags } from '../window-selection.js';
 
 export function register(program: Command): void {
   program
@@ -24,6 +25,8 @@ export function register(program: Command): void {
     .option('--format <format>', 'output: text or json', 'text')
     .action(async (flags: WindowFlags & { format: string }) => {
       if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
+      // Loaded here, not at the top: `--help` and usage errors load only commander.
+      const [{ loadContext }, { selectWindows }] = await Promise.all([import('../command-context.js'), import('../window-selection.js')]);
       const context = loadContext({ oneShot: true });
       const projects = flags.project.length > 0 ? flags.project : context.config.export.projects;
       if (projects.length === 0) throw new UsageError('--project: required (or set MINTPIPE_PROJECTS)');

@@ -10,24 +10,16 @@
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import {
-  allDelivered,
-  cancelBatch,
-  formatBatchReport,
-  formatProblem,
-  isBatchId,
-  progressLine,
-  readPromptFile,
-  resendAmbiguous,
-  submitBatch,
-  waitForBatch,
-  batchStatus,
-  type BatchStatus,
-} from '../../prompts/index.js';
-import { QUEUE_NAMES } from '../../queue/queues.js';
-import { loadContext, withRuntime } from '../command-context.js';
-import { ProgressDisplay } from '../progress-display.js';
+import type { BatchStatus } from '../../prompts/index.js';
+import { isBatchId } from '../../prompts/prompt-ids.js';
+import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import type { Runtime } from '../runtime.js';
+
+/** What the subcommands run, loaded on use: `--help` and usage errors load only commander. */
+async function load() {
+  const [prompts, context, progress] = await Promise.all([import('../../prompts/index.js'), import('../command-context.js'), import('../progress-display.js')]);
+  return { ...prompts, ...context, ...progress };
+}
 
 const FORMATS = ['text', 'json'];
 
@@ -59,6 +51,7 @@ export function register(program: Command): void {
     .action(async (batch: string, flags: { format: string }) => {
       checkFormat(flags.format);
       const batchId = parseBatchId(batch);
+      const { batchStatus, formatBatchReport, loadContext, withRuntime } = await load();
       await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
         const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, batchId, { prompts: true });
         if (flags.format === 'json') {
@@ -83,6 +76,7 @@ export function register(program: Command): void {
       }
       if (flags.ambiguous && flags.prompt !== undefined) throw new UsageError('prompts resend: give --ambiguous or --prompt, not both');
       const promptId = flags.prompt === undefined ? undefined : parsePromptId(flags.prompt);
+      const { allDelivered, loadContext, resendAmbiguous, withRuntime } = await load();
       process.exitCode = await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
         const queue = runtime.queue(QUEUE_NAMES.prompts);
         const result = await resendAmbiguous({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId, { promptId });
@@ -95,7 +89,7 @@ export function register(program: Command): void {
         }
         process.stderr.write(line);
         const final = await follow(runtime, batchId);
-        report(final, flags.format, {});
+        await report(final, flags.format, {});
         return allDelivered(final) ? 0 : 1;
       });
     });
@@ -107,6 +101,7 @@ export function register(program: Command): void {
     .action(async (batch: string, flags: { format: string }) => {
       checkFormat(flags.format);
       const batchId = parseBatchId(batch);
+      const { cancelBatch, loadContext, withRuntime } = await load();
       await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
         const queue = runtime.queue(QUEUE_NAMES.prompts);
         const result = await cancelBatch({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId);
@@ -118,6 +113,7 @@ export function register(program: Command): void {
 
 async function runSend(file: string, flags: SendFlags): Promise<number> {
   checkFormat(flags.format);
+  const { allDelivered, batchStatus, formatProblem, loadContext, readPromptFile, submitBatch, withRuntime } = await load();
   const context = loadContext({ oneShot: true });
   const parsed = await readPromptFile(file, { maxPromptBytes: context.config.prompts.maxPromptBytes }, { allowCreate: flags.allowCreate });
   for (const problem of parsed.problems) process.stderr.write(`${formatProblem(file, problem)}\n`);
@@ -155,13 +151,14 @@ async function runSend(file: string, flags: SendFlags): Promise<number> {
     }
     process.stderr.write(`${summary}${nothingNew}\n`);
     const final = await follow(runtime, submitted.batchId);
-    report(final, flags.format, header);
+    await report(final, flags.format, header);
     return inputCode || (allDelivered(final) ? 0 : 1);
   });
 }
 
 /** Makes sure a worker serves the queue, then shows progress until the batch is final. */
 async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
+  const { ProgressDisplay, progressLine, waitForBatch } = await load();
   const started = await runtime.ensureWorkers([QUEUE_NAMES.prompts]);
   if (!started) process.stderr.write('using the running workers\n');
   const display = new ProgressDisplay();
@@ -183,7 +180,8 @@ async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
   }
 }
 
-function report(status: BatchStatus, format: string, header: Record<string, unknown>): void {
+async function report(status: BatchStatus, format: string, header: Record<string, unknown>): Promise<void> {
+  const { formatBatchReport } = await load();
   if (format === 'json') {
     writeJson({ ...header, batchId: status.batchId, total: status.total, byStatus: status.byStatus, prompts: status.prompts });
   } else {

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { QueryLimits, QueryResult } from '../../warehouse/index.js';
-import { loadContext } from '../command-context.js';
+import type { CommandContext } from '../command-context.js';
 
 const FORMATS = ['table', 'json', 'csv'] as const;
 
@@ -29,6 +29,8 @@ export function register(program: Command): void {
       }
       const { formatRows, parseMaxRows, parseQueryTimeout } = await import('../../warehouse/index.js');
       const limits = { timeoutMs: parseQueryTimeout(flags.timeout), maxRows: parseMaxRows(flags.maxRows) };
+      // Loaded here, not at the top: `--help` and usage errors load only commander.
+      const { loadContext } = await import('../command-context.js');
       const { config, logger } = loadContext({ oneShot: true });
       const result = await runReadOnly(sql, limits, config, logger);
       process.stdout.write(`${formatRows(result, flags.format as (typeof FORMATS)[number])}\n`);
@@ -41,8 +43,8 @@ export function register(program: Command): void {
 async function runReadOnly(
   sql: string,
   limits: Pick<QueryLimits, 'timeoutMs' | 'maxRows'>,
-  config: ReturnType<typeof loadContext>['config'],
-  logger: ReturnType<typeof loadContext>['logger'],
+  config: CommandContext['config'],
+  logger: CommandContext['logger'],
 ): Promise<QueryResult> {
   const { openWarehouse, runQuery, WarehouseLockedError } = await import('../../warehouse/index.js');
   let warehouse;

@@ -5,13 +5,12 @@
  */
 import type { Command } from 'commander';
 import type { MintpipeConfig } from '../../../config/index.js';
-import { ConfigError } from '../../../config/index.js';
+import { ConfigError } from '../../../config/config-error.js';
 import { addDays, dayInTimeZone } from '../../export/dates.js';
 import { projectDatasets } from '../../export/nightly-plan.js';
 import { planWindows } from '../../export/windows.js';
 import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queue-names.js';
 import { nightlySchedule } from '../../queue/schedules.js';
-import { loadContext } from '../command-context.js';
 import { runUntilSignal } from '../run-until-signal.js';
 
 interface StartFlags {
@@ -37,6 +36,8 @@ export function register(program: Command): void {
 }
 
 async function start(flags: StartFlags): Promise<void> {
+  // Loaded here, not at the top: `--help` and usage errors load only commander.
+  const { loadContext } = await import('../command-context.js');
   const context = loadContext();
   const demoDays = Number(flags.demoDays);
   if (!Number.isInteger(demoDays) || demoDays < 0 || demoDays > 90) throw new ConfigError('--demo-days', `expected 0 to 90, got "${flags.demoDays}"`);

@@ -1,12 +1,9 @@
 /** `mintpipe status`: queues, workers, schedules, budgets and the last window runs (from Redis). */
 import type { Command } from 'commander';
-import { formatRate } from '../../../config/index.js';
+import { formatRate } from '../../../config/durations.js';
 import { UsageError } from '../../errors.js';
 import type { ExportJobData } from '../../export/enqueue.js';
 import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queue-names.js';
-import { analyticsBudget } from '../../queue/request-budget.js';
-import { listSchedules } from '../../queue/schedules.js';
-import { loadContext, withRuntime } from '../command-context.js';
 
 export function register(program: Command): void {
   program
@@ -15,6 +12,12 @@ export function register(program: Command): void {
     .option('--format <format>', 'text or json', 'text')
     .action(async (flags: { format: string }) => {
       if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
+      // Loaded here, not at the top: `--help` and usage errors load only commander.
+      const [{ loadContext, withRuntime }, { analyticsBudget }, { listSchedules }] = await Promise.all([
+        import('../command-context.js'),
+        import('../../queue/request-budget.js'),
+        import('../../queue/schedules.js'),
+      ]);
       const context = loadContext({ oneShot: true });
       await withRuntime(context, async (runtime) => {
         const queues = [];

@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { ALL_QUEUES, parseQueueNames, type QueueName } from '../../queue/queue-names.js';
-import { loadContext } from '../command-context.js';
 import { runUntilSignal } from '../run-until-signal.js';
 
 export function register(program: Command): void {
@@ -22,6 +21,8 @@ export function register(program: Command): void {
         throw new UsageError(`--queues: ${(err as Error).message}; expected ${ALL_QUEUES.join(', ')}`);
       }
       if (names.length === 0) throw new UsageError(`--queues: no queue named; expected ${ALL_QUEUES.join(', ')}`);
+      // Loaded here, not at the top: `--help` and usage errors load only commander.
+      const { loadContext } = await import('../command-context.js');
       const context = loadContext();
       const { Runtime } = await import('../runtime.js');
       const { createMetrics } = await import('../../ops/metrics.js');

@@ -1,0 +1,121 @@
+/**
+ * Each command loads only what it uses (issue 11): help and usage errors load commander and no
+ * other package; `query` through a running installation loads neither BullMQ nor the embedded
+ * engine. Judged on the modules the process actually loaded (test/support/module-trace.mjs), not
+ * on time.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveWarehouseGateway } from '../../src/cli/warehouse-gateway.js';
+import { openWarehouse, type Warehouse } from '../../src/warehouse/index.js';
+
+/** The TypeScript runner bin/mintpipe.js falls back to when dist/ is older than the sources. */
+const SOURCE_RUNNER = new Set(['tsx', 'esbuild', 'get-tsconfig', 'resolve-pkg-maps']);
+/** What a command that does no queue, server or engine work must never load. */
+const HEAVY = ['bullmq', 'ioredis', 'chdb', 'fastify', '@bull-board/api', '@bull-board/fastify', 'prom-client', 'pino-pretty', 'cli-progress'];
+
+const scratch = mkdtempSync(join(tmpdir(), 'mintpipe-module-loading-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let runs = 0;
+
+interface TracedRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** npm packages the process loaded, the TypeScript runner left out. */
+  packages: string[];
+}
+
+/** Runs `mintpipe …` as a separate process and lists the packages it loaded. */
+function traced(args: string[], env: Record<string, string | undefined> = {}): Promise<TracedRun> {
+  const out = join(scratch, `trace-${(runs += 1)}.json`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', './test/support/module-trace.mjs', 'bin/mintpipe.js', ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, MINTPIPE_DATA_DIR: join(scratch, 'data'), ...env, MODULE_TRACE_OUT: out },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const urls = JSON.parse(readFileSync(out, 'utf8')) as string[];
+      resolve({ code, stdout, stderr, packages: packagesOf(urls) });
+    });
+  });
+}
+
+function packagesOf(urls: string[]): string[] {
+  const names = new Set<string>();
+  for (const url of urls) {
+    const at = url.lastIndexOf('/node_modules/');
+    if (at < 0) continue;
+    const name = /^(@[^/]+\/[^/]+|[^/]+)/.exec(url.slice(at + '/node_modules/'.length))?.[1];
+    if (name && !SOURCE_RUNNER.has(name)) names.add(name);
+  }
+  return [...names].sort();
+}
+
+describe('commands load only what they use', () => {
+  it('mintpipe --help loads commander and no other package', async () => {
+    const run = await traced(['--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Usage: mintpipe');
+    expect(run.packages).toEqual(['commander']);
+  });
+
+  it("a subcommand's --help loads commander and no other package", async () => {
+    const run = await traced(['prompts', 'send', '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('--allow-create');
+    expect(run.packages).toEqual(['commander']);
+  });
+
+  it('an unknown option exits 2 having loaded commander and no other package', async () => {
+    const run = await traced(['export', '--bogus']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/unknown option '--bogus'/);
+    expect(run.packages).toEqual(['commander']);
+  });
+
+  it('a refused flag value exits 2 with one line, having loaded commander and no other package', async () => {
+    const run = await traced(['query', 'SELECT 1', '--format', 'xml']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^mintpipe: --format: expected table, json, csv/)]);
+    expect(run.packages).toEqual(['commander']);
+  });
+
+  it('a one-shot query on the embedded engine loads the engine but no queue, server or metrics package', async () => {
+    const run = await traced(['query', 'SELECT 1 AS one', '--format', 'json'], { MINTPIPE_DATA_DIR: join(scratch, 'one-shot') });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual([{ one: 1 }]);
+    expect(run.packages).toContain('chdb');
+    for (const name of HEAVY.filter((n) => n !== 'chdb')) expect(run.packages).not.toContain(name);
+  });
+});
+
+describe('query through a running installation', () => {
+  const dataDir = join(scratch, 'running');
+  let warehouse: Warehouse;
+  let stopGateway: () => Promise<void>;
+  beforeAll(async () => {
+    warehouse = await openWarehouse({ database: 'mintpipe', dataDir });
+    stopGateway = await serveWarehouseGateway(warehouse, dataDir);
+  });
+  afterAll(async () => {
+    await stopGateway?.();
+    await warehouse?.close();
+  });
+
+  it('answers through the gateway having loaded neither BullMQ nor the engine', async () => {
+    const run = await traced(['query', 'SELECT 1 AS one', '--format', 'json'], { MINTPIPE_DATA_DIR: dataDir });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([{ one: 1 }]);
+    for (const name of HEAVY) expect(run.packages).not.toContain(name);
+  });
+});
