@@ -7,10 +7,16 @@ import { addDays, dayInTimeZone, parseDay } from '../export/dates.js';
 import { parseProjectId } from '../export/windows.js';
 import { UsageError } from '../errors.js';
 import { ALL_QUEUES } from '../queue/queues.js';
-import { latestRuns } from '../warehouse/index.js';
+import { isDatasetName } from '../datasets/index.js';
+import { projectDatasets } from '../export/nightly-plan.js';
+import { ASSISTANT_SPLIT, dailySplit, FEEDBACK_SPLIT } from './daily-split-reads.js';
+import { datasetFreshness, type DatasetFreshness } from './dataset-freshness-reads.js';
+import { readInstallation } from './installation-reads.js';
 import type { OpsSource } from './ops-source.js';
 import { promptBatches } from './prompt-batch-reads.js';
+import { exportRuns } from './run-reads.js';
 import { dailyVisitors, exportedWindows, listProjects, topPages, windowTotals } from './visitor-reads.js';
+import { openReader, type WarehouseReader } from './warehouse-reader.js';
 import { withTimeout } from './with-timeout.js';
 
 type Query = Record<string, string | undefined>;
@@ -28,28 +34,41 @@ function integerParam(query: Query, name: string, fallback: number, min: number,
   return value;
 }
 
+/** The days before today of a `days` range: up to yesterday, since today's window cannot be complete yet. */
+function dayRange(query: Query): { from: string; to: string } {
+  const days = integerParam(query, 'days', 30, 1, 366);
+  const to = dayInTimeZone(new Date(), 'UTC');
+  return { from: addDays(to, -days), to };
+}
+
+/** A dataset's freshness entry, or an empty one for an enabled dataset that has no run yet. */
+export interface FreshnessRow extends DatasetFreshness {
+  /** In the nightly plan of this project (by the running installation's settings). */
+  enabled: boolean;
+}
+
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;
 
 export function registerDashboardApi(app: FastifyInstance, source: OpsSource): void {
+  // The warehouse as this process can read it: its own, or through the process holding the engine.
+  const reader = (): Promise<WarehouseReader> => openReader(source, source.config);
+
   app.get('/api/projects', async () => {
-    const wh = await source.warehouse();
+    const wh = await reader();
     return { projects: await listProjects(wh) };
   });
 
   app.get<{ Querystring: Query }>('/api/daily', async (request) => {
     const projectId = project(request.query);
-    const days = integerParam(request.query, 'days', 30, 1, 366);
-    // Up to yesterday: today's window cannot be complete yet.
-    const to = dayInTimeZone(new Date(), 'UTC');
-    const from = addDays(to, -days);
-    const wh = await source.warehouse();
+    const { from, to } = dayRange(request.query);
+    const wh = await reader();
     return { project: projectId, from, to, days: await dailyVisitors(wh, projectId, from, to) };
   });
 
   app.get<{ Querystring: Query }>('/api/windows', async (request) => {
     const projectId = project(request.query);
     const limit = integerParam(request.query, 'limit', 200, 1, 2000);
-    const wh = await source.warehouse();
+    const wh = await reader();
     return { project: projectId, windows: await exportedWindows(wh, projectId, limit) };
   });
 
@@ -59,7 +78,7 @@ export function registerDashboardApi(app: FastifyInstance, source: OpsSource): v
     const to = parseDay(request.query.to ?? '', 'to');
     if (to <= from) throw new UsageError(`to: must be after from (${from}); it is exclusive`);
     const limit = integerParam(request.query, 'limit', 25, 1, 1000);
-    const wh = await source.warehouse();
+    const wh = await reader();
     const [totals, pages] = await Promise.all([windowTotals(wh, projectId, from, to), topPages(wh, projectId, from, to, limit)]);
     return { project: projectId, from, to, totals, pages };
   });
@@ -67,14 +86,51 @@ export function registerDashboardApi(app: FastifyInstance, source: OpsSource): v
   app.get<{ Querystring: Query }>('/api/export-runs', async (request) => {
     const projectId = request.query.project ? project(request.query) : undefined;
     const limit = integerParam(request.query, 'limit', 50, 1, 1000);
-    const wh = await source.warehouse();
-    return { runs: await latestRuns(wh, { projectId, limit }) };
+    const dataset = request.query.dataset || undefined;
+    if (dataset !== undefined && !isDatasetName(dataset)) throw new UsageError(`dataset: unknown dataset "${dataset.slice(0, 40)}"`);
+    const wh = await reader();
+    return { runs: await exportRuns(wh, { projectId, dataset, limit }) };
   });
 
   app.get<{ Querystring: Query }>('/api/prompt-batches', async (request) => {
     const limit = integerParam(request.query, 'limit', 20, 1, 500);
-    const wh = await source.warehouse();
+    const wh = await reader();
     return { batches: await promptBatches(wh, { limit }) };
+  });
+
+  app.get<{ Querystring: Query }>('/api/freshness', async (request) => {
+    const projectId = project(request.query);
+    const today = dayInTimeZone(new Date(), 'UTC');
+    const wh = await reader();
+    const [found, installation] = await Promise.all([
+      datasetFreshness(wh, { projectId, today }),
+      withTimeout(readInstallation(source.redis, source.config.queuePrefix, source.config), 5000, 'redis'),
+    ]);
+    const { datasets, assistantThreads } = installation.settings;
+    const enabled = new Set<string>(projectDatasets(projectId, { datasets: datasets.filter(isDatasetName), assistantThreads }));
+    const rows: FreshnessRow[] = found.map((f) => ({ ...f, enabled: enabled.has(f.dataset) }));
+    for (const dataset of enabled) {
+      if (!found.some((f) => f.dataset === dataset)) rows.push({ dataset, projectId, lastWindow: null, lagDays: null, failedWindows: 0, findings: {}, enabled: true });
+    }
+    return { project: projectId, today, datasets: rows };
+  });
+
+  app.get<{ Querystring: Query }>('/api/assistant-daily', async (request) => {
+    const projectId = project(request.query);
+    const { from, to } = dayRange(request.query);
+    const wh = await reader();
+    return { project: projectId, from, to, days: await dailySplit(wh, ASSISTANT_SPLIT, projectId, from, to) };
+  });
+
+  app.get<{ Querystring: Query }>('/api/feedback-daily', async (request) => {
+    const projectId = project(request.query);
+    const { from, to } = dayRange(request.query);
+    const wh = await reader();
+    return { project: projectId, from, to, days: await dailySplit(wh, FEEDBACK_SPLIT, projectId, from, to) };
+  });
+
+  app.get('/api/installation', async () => {
+    return withTimeout(readInstallation(source.redis, source.config.queuePrefix, source.config), 5000, 'redis');
   });
 
   app.get('/api/queues', async () => {

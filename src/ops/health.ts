@@ -4,6 +4,7 @@
  */
 import { redactSecrets } from '../logger.js';
 import type { OpsSource } from './ops-source.js';
+import { openReader } from './warehouse-reader.js';
 import { withTimeout } from './with-timeout.js';
 
 export type ProbeState = 'ok' | 'failed';
@@ -38,9 +39,9 @@ export async function checkHealth(source: OpsSource, options: HealthOptions = {}
   const [redis, warehouse] = await Promise.all([
     probe(() => source.redis.ping(), 'redis', timeoutMs),
     probe(async () => {
-      const wh = await source.warehouse();
-      const result = await wh.client.query({ query: 'SELECT 1 AS ok', format: 'JSONEachRow' });
-      await result.json();
+      // Readable counts: its own warehouse, or through the process holding the embedded engine.
+      const wh = await openReader(source, source.config);
+      await wh.select('SELECT 1 AS ok');
     }, 'warehouse', timeoutMs),
   ]);
   const errors: NonNullable<HealthReport['body']['errors']> = {};

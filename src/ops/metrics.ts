@@ -12,6 +12,7 @@ import { ALL_QUEUES } from '../queue/queues.js';
 import type { OpsSource } from './ops-source.js';
 import { promptStatusCounts } from './prompt-batch-reads.js';
 import { exportLagSeconds, newestCompleteDays } from './visitor-reads.js';
+import { openReader } from './warehouse-reader.js';
 import { withTimeout } from './with-timeout.js';
 
 export interface Metrics {
@@ -139,7 +140,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   }
 
   async function readWarehouse(source: OpsSource): Promise<void> {
-    const wh = await source.warehouse();
+    // Its own warehouse, or through the process holding the embedded engine (`mintpipe dashboard` beside `start`).
+    const wh = await openReader(source, source.config);
     const [newest, statuses] = await Promise.all([newestCompleteDays(wh), promptStatusCounts(wh)]);
     const now = new Date();
     exportLag.reset();

@@ -2,7 +2,8 @@
  * Read-only summaries of prompt batches from the `prompt_outcomes` view: counts by status, the PR
  * links agent jobs opened, and the prompts that need a look (failed, timed out, ambiguous, rejected).
  */
-import { selectRows, tableName, type PromptStatus, type Warehouse } from '../warehouse/index.js';
+import { tableName, type PromptStatus } from '../warehouse/index.js';
+import type { WarehouseReader } from './warehouse-reader.js';
 
 import { PROMPT_STATUSES } from '../prompts/prompt-status.js';
 
@@ -57,11 +58,10 @@ function isoOrNull(value: string | null): string | null {
   return value === null ? null : `${value.replace(' ', 'T')}Z`;
 }
 
-export async function promptBatches(wh: Warehouse, options: PromptBatchOptions): Promise<PromptBatchSummary[]> {
+export async function promptBatches(wh: WarehouseReader, options: PromptBatchOptions): Promise<PromptBatchSummary[]> {
   const view = tableName(wh, 'prompt_outcomes');
   const statusCounts = PROMPT_STATUSES.map((s) => `countIf(status = '${s}') AS n_${s}`).join(', ');
-  const batches = await selectRows<BatchRow>(
-    wh,
+  const batches = await wh.select<BatchRow>(
     `SELECT batch_id, count() AS prompts, ${statusCounts},
        min(sent_at) AS first_sent_at,
        max(coalesce(finished_at, sent_at)) AS last_activity_at
@@ -70,8 +70,7 @@ export async function promptBatches(wh: Warehouse, options: PromptBatchOptions):
     { limit: options.limit },
   );
   if (batches.length === 0) return [];
-  const details = await selectRows<DetailRow>(
-    wh,
+  const details = await wh.select<DetailRow>(
     `SELECT batch_id, prompt_id, project_id, job_id, status, pr_link, error FROM ${view}
      WHERE batch_id IN {batches:Array(String)}
        AND ((pr_link IS NOT NULL AND pr_link != '') OR status IN {problems:Array(String)})
@@ -98,9 +97,8 @@ export async function promptBatches(wh: Warehouse, options: PromptBatchOptions):
 }
 
 /** Prompts per current status across all batches (for the metrics gauge). */
-export async function promptStatusCounts(wh: Warehouse): Promise<Map<string, number>> {
-  const rows = await selectRows<{ status: string; n: number | string }>(
-    wh,
+export async function promptStatusCounts(wh: WarehouseReader): Promise<Map<string, number>> {
+  const rows = await wh.select<{ status: string; n: number | string }>(
     `SELECT status, count() AS n FROM ${tableName(wh, 'prompt_outcomes')} GROUP BY status`,
   );
   return new Map(rows.map((r) => [r.status, Number(r.n)]));

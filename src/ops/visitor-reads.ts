@@ -4,7 +4,8 @@
  * and top pages come from one exported window exactly as it was exported.
  */
 import { addDays, dayToMs } from '../export/dates.js';
-import { selectRows, tableName, type Warehouse } from '../warehouse/index.js';
+import { tableName } from '../warehouse/index.js';
+import type { WarehouseReader } from './warehouse-reader.js';
 
 /** A site-wide count of unique visitors; `total` is deduplicated across human and AI. */
 export interface VisitorCounts {
@@ -42,9 +43,8 @@ function counts(row: CountsRow): VisitorCounts {
 }
 
 /** Projects with at least one export run, alphabetically. */
-export async function listProjects(wh: Warehouse): Promise<string[]> {
-  const rows = await selectRows<{ project_id: string }>(
-    wh,
+export async function listProjects(wh: WarehouseReader): Promise<string[]> {
+  const rows = await wh.select<{ project_id: string }>(
     `SELECT DISTINCT project_id FROM ${tableName(wh, 'export_runs')} ORDER BY project_id`,
   );
   return rows.map((r) => r.project_id);
@@ -54,9 +54,8 @@ export async function listProjects(wh: Warehouse): Promise<string[]> {
  * Unique visitors of each day in [from, to) from the 1-day windows of `visitor_totals`; days
  * without a complete 1-day export are present with `counts: null` so a chart shows the gap.
  */
-export async function dailyVisitors(wh: Warehouse, projectId: string, from: string, to: string): Promise<DailyPoint[]> {
-  const rows = await selectRows<CountsRow & { date_from: string }>(
-    wh,
+export async function dailyVisitors(wh: WarehouseReader, projectId: string, from: string, to: string): Promise<DailyPoint[]> {
+  const rows = await wh.select<CountsRow & { date_from: string }>(
     `SELECT date_from, human, ai, total FROM ${tableName(wh, 'visitor_totals')}
      WHERE project_id = {projectId:String} AND date_to = date_from + 1
        AND date_from >= {from:Date} AND date_from < {to:Date}`,
@@ -69,9 +68,8 @@ export async function dailyVisitors(wh: Warehouse, projectId: string, from: stri
 }
 
 /** The exported windows of a project (any length), newest first. */
-export async function exportedWindows(wh: Warehouse, projectId: string, limit: number): Promise<ExportedWindow[]> {
-  const rows = await selectRows<CountsRow & { date_from: string; date_to: string }>(
-    wh,
+export async function exportedWindows(wh: WarehouseReader, projectId: string, limit: number): Promise<ExportedWindow[]> {
+  const rows = await wh.select<CountsRow & { date_from: string; date_to: string }>(
     `SELECT date_from, date_to, human, ai, total FROM ${tableName(wh, 'visitor_totals')}
      WHERE project_id = {projectId:String}
      ORDER BY date_to DESC, date_from ASC LIMIT {limit:UInt32}`,
@@ -86,9 +84,8 @@ export async function exportedWindows(wh: Warehouse, projectId: string, limit: n
 }
 
 /** The site-wide totals of one exported window, or null when it was never exported completely. */
-export async function windowTotals(wh: Warehouse, projectId: string, from: string, to: string): Promise<VisitorCounts | null> {
-  const [row] = await selectRows<CountsRow>(
-    wh,
+export async function windowTotals(wh: WarehouseReader, projectId: string, from: string, to: string): Promise<VisitorCounts | null> {
+  const [row] = await wh.select<CountsRow>(
     `SELECT human, ai, total FROM ${tableName(wh, 'visitor_totals')}
      WHERE project_id = {projectId:String} AND date_from = {from:Date} AND date_to = {to:Date} LIMIT 1`,
     { projectId, from, to },
@@ -97,9 +94,8 @@ export async function windowTotals(wh: Warehouse, projectId: string, from: strin
 }
 
 /** The most visited pages of one exported window, by total uniques. */
-export async function topPages(wh: Warehouse, projectId: string, from: string, to: string, limit: number): Promise<PageRow[]> {
-  const rows = await selectRows<CountsRow & { path: string }>(
-    wh,
+export async function topPages(wh: WarehouseReader, projectId: string, from: string, to: string, limit: number): Promise<PageRow[]> {
+  const rows = await wh.select<CountsRow & { path: string }>(
     `SELECT path, human, ai, total FROM ${tableName(wh, 'visitors')}
      WHERE project_id = {projectId:String} AND date_from = {from:Date} AND date_to = {to:Date}
      ORDER BY total DESC, path ASC LIMIT {limit:UInt32}`,
@@ -109,9 +105,8 @@ export async function topPages(wh: Warehouse, projectId: string, from: string, t
 }
 
 /** Per project, the end (exclusive `date_to`) of its newest complete 1-day window. */
-export async function newestCompleteDays(wh: Warehouse): Promise<Map<string, string>> {
-  const rows = await selectRows<{ project_id: string; newest_end: string }>(
-    wh,
+export async function newestCompleteDays(wh: WarehouseReader): Promise<Map<string, string>> {
+  const rows = await wh.select<{ project_id: string; newest_end: string }>(
     `SELECT project_id, max(date_to) AS newest_end FROM ${tableName(wh, 'visitor_totals')}
      WHERE date_to = date_from + 1 GROUP BY project_id`,
   );

@@ -6,15 +6,20 @@ import type { PromptBatchSummary } from '../../src/ops/prompt-batch-reads.js';
 import type { DailyPoint, ExportedWindow, PageRow, VisitorCounts } from '../../src/ops/visitor-reads.js';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
 import type { ExportRun } from '../../src/warehouse/index.js';
-import { openDashboardStack, seedDashboardData, type DashboardStack, type SeedResult } from '../support/dashboard-stack.js';
+import type { SplitPoint } from '../../src/ops/daily-split-reads.js';
+import type { FreshnessRow } from '../../src/ops/dashboard-api.js';
+import { openDashboardStack, seedDashboardData, seedDatasetData, type DashboardStack, type DatasetSeed, type SeedResult } from '../support/dashboard-stack.js';
 
 let stack: DashboardStack;
 let seed: SeedResult;
+let datasetSeed: DatasetSeed;
 let dashboard: Dashboard;
 
 beforeAll(async () => {
-  stack = await openDashboardStack();
+  // The dashboard's own settings: the nightly plan of acme-docs also fetches its assistant threads.
+  stack = await openDashboardStack({ env: { MINTPIPE_ASSISTANT_THREADS: 'acme-docs' } });
   seed = await seedDashboardData(stack.warehouse);
+  datasetSeed = await seedDatasetData(stack.warehouse, { projectId: seed.projectId });
   dashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, logger: createLogger({ level: 'silent', pretty: false }) });
 });
 
@@ -33,7 +38,16 @@ interface Answers {
   runs: Array<Omit<ExportRun, 'startedAt' | 'finishedAt'> & { startedAt: string; finishedAt: string | null }>;
   batches: PromptBatchSummary[];
   queues: Array<{ name: string; workers: number; counts: Record<string, number> }>;
+  datasets: FreshnessRow[];
+  today: string;
   error: string;
+}
+
+/** The JSON of the two daily split charts. */
+interface SplitAnswer<K extends string> {
+  from: string;
+  to: string;
+  days: Array<SplitPoint<K>>;
 }
 
 async function get(path: string): Promise<{ status: number; body: Answers }> {
@@ -83,7 +97,7 @@ describe('dashboard JSON API', () => {
   });
 
   it('shows export runs with status, rows and duration, the failed one with its error', async () => {
-    const { body } = await get(`/api/export-runs?project=${seed.projectId}&limit=100`);
+    const { body } = await get(`/api/export-runs?project=${seed.projectId}&dataset=visitors&limit=100`);
     const statuses = body.runs.map((r) => r.status);
     expect(statuses.filter((s) => s === 'complete')).toHaveLength(seed.days.length + 1);
     expect(statuses).toContain('running');
@@ -101,10 +115,67 @@ describe('dashboard JSON API', () => {
     const batch = body.batches[0]!;
     expect(batch.batchId).toBe(seed.batchId);
     expect(batch.prompts).toBe(10);
-    expect(batch.byStatus).toEqual({ queued: 1, sending: 0, polling: 1, completed: 3, archived: 1, failed: 1, timed_out: 1, ambiguous: 1, rejected: 1 });
+    expect(batch.byStatus).toEqual({ queued: 1, sending: 0, polling: 1, completed: 3, archived: 1, failed: 1, timed_out: 1, ambiguous: 1, rejected: 1, skipped: 0, cancelled: 0 });
     expect(batch.prLinks.map((l) => l.prLink).sort()).toEqual([...seed.prLinks].sort());
     expect(batch.problems.map((p) => p.status).sort()).toEqual(['ambiguous', 'failed', 'rejected', 'timed_out']);
     expect(batch.problems.find((p) => p.status === 'rejected')?.error).toBe('job not found');
+  });
+
+  it('shows each dataset of the project with its last complete window, lag, rows, failed windows and findings', async () => {
+    const { status, body } = await get(`/api/freshness?project=${seed.projectId}`);
+    expect(status).toBe(200);
+    const byName = new Map(body.datasets.map((d) => [d.dataset, d]));
+    const yesterday = addDays(body.today, -1);
+    // Visitors: the week window and yesterday's day window both end today; the last one is a complete window ending today.
+    expect(byName.get('visitors')).toMatchObject({ lagDays: 0, failedWindows: 1, findings: {}, enabled: true, lastWindow: { dateTo: body.today } });
+    const assistant = datasetSeed.assistant.get(yesterday)!;
+    expect(byName.get('assistant')).toMatchObject({
+      lastWindow: { dateFrom: yesterday, dateTo: body.today, rows: assistant.answered + assistant.unanswered },
+      lagDays: 0,
+      failedWindows: 0,
+      findings: datasetSeed.findings.assistant,
+      enabled: true,
+    });
+    const feedback = datasetSeed.feedback.get(yesterday)!;
+    expect(byName.get('feedback')).toMatchObject({
+      lastWindow: { dateFrom: yesterday, rows: feedback.helpful + feedback.notHelpful + feedback.unrated },
+      failedWindows: datasetSeed.failedFeedbackWindows,
+      findings: datasetSeed.findings.feedback,
+    });
+    // Enabled by the settings but never exported: listed, with nothing complete.
+    expect(byName.get('searches')).toMatchObject({ lastWindow: null, lagDays: null, enabled: true });
+    expect(byName.get('assistant-threads')).toMatchObject({ lastWindow: null, enabled: true });
+  });
+
+  it('counts the lag in days from the last window end to today', async () => {
+    const { body } = await get(`/api/freshness?project=${seed.projectId}`);
+    // The stale project of the same warehouse: only a window that ended 5 days ago.
+    const stale = 'stale-docs';
+    const { exportDatasetRun } = await import('../support/dashboard-stack.js');
+    await exportDatasetRun(stack.warehouse, { dataset: 'feedback-by-page', projectId: stale, dateFrom: addDays(body.today, -6), dateTo: addDays(body.today, -5), rows: [] });
+    const staleAnswer = await get(`/api/freshness?project=${stale}`);
+    expect(staleAnswer.body.datasets.find((d) => d.dataset === 'feedback-by-page')).toMatchObject({ lagDays: 5, lastWindow: { rows: 0 } });
+  });
+
+  it('gives assistant conversations per day split answered and unanswered, with gaps and empty days', async () => {
+    const { status, body } = await get(`/api/assistant-daily?project=${seed.projectId}&days=30`);
+    expect(status).toBe(200);
+    const answer = body as unknown as SplitAnswer<'answered' | 'unanswered'>;
+    expect(answer.days).toHaveLength(30);
+    const withCounts = answer.days.filter((d) => d.counts);
+    expect(withCounts.map((d) => d.date)).toEqual([...datasetSeed.assistant.keys()]);
+    for (const d of withCounts) expect(d.counts).toEqual(datasetSeed.assistant.get(d.date));
+    expect(answer.days.find((d) => d.date === datasetSeed.gap)?.counts).toBeNull();
+    // A complete window with no conversations is a zero, not a gap.
+    expect(withCounts.some((d) => d.counts?.answered === 0 && d.counts.unanswered === 0)).toBe(true);
+  });
+
+  it('gives feedback per day split helpful and not helpful, unrated apart', async () => {
+    const answer = (await get(`/api/feedback-daily?project=${seed.projectId}&days=30`)).body as unknown as SplitAnswer<'helpful' | 'notHelpful' | 'unrated'>;
+    const withCounts = answer.days.filter((d) => d.counts);
+    expect(withCounts.map((d) => d.date)).toEqual([...datasetSeed.feedback.keys()]);
+    for (const d of withCounts) expect(d.counts).toEqual(datasetSeed.feedback.get(d.date));
+    expect(answer.days.find((d) => d.date === datasetSeed.gap)?.counts).toBeNull();
   });
 
   it('reports queue counts and connected workers', async () => {
@@ -121,6 +192,10 @@ describe('dashboard JSON API', () => {
     expect(await get(`/api/daily?project=${seed.projectId}&days=1000`)).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^days: /) } });
     expect(await get(`/api/top-pages?project=${seed.projectId}&from=2024-02-30&to=2024-03-02`)).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^from: /) } });
     expect(await get(`/api/top-pages?project=${seed.projectId}&from=2024-03-02&to=2024-03-01`)).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^to: /) } });
+    expect(await get('/api/freshness')).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^project: required/) } });
+    expect(await get(`/api/assistant-daily?project=${seed.projectId}&days=0`)).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^days: /) } });
+    expect(await get(`/api/feedback-daily?project=%20`)).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^project: /) } });
+    expect(await get(`/api/export-runs?dataset=nope`)).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^dataset: /) } });
   });
 
   it('serves the page and its assets with a strict content security policy', async () => {

@@ -111,6 +111,7 @@ describe('/healthz', () => {
       queue: stack.source.queue,
       redis: stack.redis,
       warehouse: () => Promise.reject(new WarehouseLockedError('/data/clickhouse', 4242)),
+      config: stack.source.config,
     };
     const dashboard = await start({ source });
     const response = await fetch(`${dashboard.url}/healthz`);

@@ -9,16 +9,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { loadConfig } from '../../config/index.js';
 import { addDays, dayInTimeZone } from '../../src/export/dates.js';
 import type { OpsSource } from '../../src/ops/ops-source.js';
 import { ALL_QUEUES, openQueue, type QueueName } from '../../src/queue/queues.js';
 import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { getDataset, type DatasetName } from '../../src/datasets/index.js';
 import {
   completeRun,
+  insertBatchFindings,
   insertPromptEvents,
   insertRowBatch,
   openWarehouse,
   recordRunEvent,
+  type BatchFinding,
   type PromptEvent,
   type Warehouse,
 } from '../../src/warehouse/index.js';
@@ -43,6 +47,8 @@ export interface DashboardStackOptions {
   dataDir?: string;
   /** @default mintpipe */
   database?: string;
+  /** Settings the dashboard's own process would run with (environment variables, as a user sets them). @default none */
+  env?: Record<string, string>;
 }
 
 export async function openDashboardStack(options: DashboardStackOptions = {}): Promise<DashboardStack> {
@@ -52,7 +58,9 @@ export async function openDashboardStack(options: DashboardStackOptions = {}): P
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-'));
   const prefix = `mpdash-${randomUUID().slice(0, 8)}`;
   const redis = createRedisConnection(redisUrl, 'mintpipe-dashboard-test');
-  const warehouse = await openWarehouse({ database: options.database ?? 'mintpipe', dataDir });
+  const database = options.database ?? 'mintpipe';
+  const warehouse = await openWarehouse({ database, dataDir });
+  const config = loadConfig({ ...options.env, MINTPIPE_DATA_DIR: dataDir, MINTPIPE_QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database });
   const queues = new Map<QueueName, Queue>();
   const queue = (name: QueueName) => {
     let q = queues.get(name);
@@ -63,7 +71,7 @@ export async function openDashboardStack(options: DashboardStackOptions = {}): P
     return q;
   };
   return {
-    source: { queue, redis, warehouse: async () => warehouse },
+    source: { queue, redis, warehouse: async () => warehouse, config },
     dataDir,
     warehouse,
     redis,
@@ -229,4 +237,119 @@ export async function seedDashboardData(wh: Warehouse, options: { projectId?: st
     batchId,
     prLinks,
   };
+}
+
+/** Rows and findings of one complete run of any dataset, stored as an export stores them. */
+export async function exportDatasetRun(
+  wh: Warehouse,
+  spec: { dataset: DatasetName; projectId: string; dateFrom: string; dateTo: string; rows: Record<string, unknown>[]; findings?: BatchFinding[]; startedAt?: Date },
+): Promise<string> {
+  const runId = `run-${randomUUID()}`;
+  const { table, totalsTable } = getDataset(spec.dataset);
+  const startedAt = spec.startedAt ?? new Date(Date.parse(`${spec.dateTo}T02:00:00Z`));
+  const window = { dataset: spec.dataset, projectId: spec.projectId, dateFrom: spec.dateFrom, dateTo: spec.dateTo, kind: 'nightly' as const };
+  await recordRunEvent(wh, { ...window, runId, status: 'running', startedAt, eventAt: startedAt });
+  const batch = { ...window, runId, batchOffset: 0, batchEnd: spec.rows.length, batchCursor: '' };
+  await insertRowBatch(wh, { ...batch, table, rows: spec.rows.map((row) => ({ extra: '{}', ...row })) });
+  if (spec.findings?.length) await insertBatchFindings(wh, batch, spec.findings);
+  if (totalsTable) throw new Error(`exportDatasetRun: ${spec.dataset} has window totals; seed it like visitors`);
+  await completeRun(wh, { ...window, runId, startedAt, eventAt: new Date(startedAt.getTime() + 3000), table, pages: 1, rows: spec.rows.length, requests: 1 });
+  return runId;
+}
+
+export interface DatasetSeed {
+  projectId: string;
+  /** Per day with a complete 1-day assistant window: conversations answered and unanswered. */
+  assistant: Map<string, { answered: number; unanswered: number }>;
+  /** Per day with a complete 1-day feedback window: helpful, not helpful and unrated feedback. */
+  feedback: Map<string, { helpful: number; notHelpful: number; unrated: number }>;
+  /** Day of the 30 days before today with no assistant or feedback window (a gap in both charts). */
+  gap: string;
+  /** The newest complete windows' ends. */
+  lastDateTo: string;
+  /** Findings seeded per dataset and kind. */
+  findings: { feedback: Record<string, number>; assistant: Record<string, number> };
+  /** Windows of feedback whose latest run failed. */
+  failedFeedbackWindows: number;
+}
+
+const TIME = (day: string, hour: number) => `${day} ${String(hour).padStart(2, '0')}:15:00.000`;
+
+/**
+ * Seeds assistant conversations and feedback of `dayCount` days up to yesterday (UTC) with one gap
+ * day, a day whose assistant window completed empty, findings on the newest windows and one failed
+ * feedback window.
+ */
+export async function seedDatasetData(wh: Warehouse, options: { projectId?: string; dayCount?: number } = {}): Promise<DatasetSeed> {
+  const projectId = options.projectId ?? 'acme-docs';
+  const dayCount = options.dayCount ?? 14;
+  const random = seeded(7);
+  const today = dayInTimeZone(new Date(), 'UTC');
+  const gap = addDays(today, -4);
+  const empty = addDays(today, -6);
+  const assistant = new Map<string, { answered: number; unanswered: number }>();
+  const feedback = new Map<string, { helpful: number; notHelpful: number; unrated: number }>();
+  const findings = { feedback: { invalid_text: 2 }, assistant: { cursor_restarted: 1 } };
+  for (let day = addDays(today, -dayCount); day < today; day = addDays(day, 1)) {
+    if (day === gap) continue;
+    const dateTo = addDays(day, 1);
+    const newest = dateTo === today;
+    const answered = day === empty ? 0 : 5 + Math.floor(random() * 20);
+    const unanswered = day === empty ? 0 : 1 + Math.floor(random() * 6);
+    const conversations = Array.from({ length: answered + unanswered }, (_, i) => ({
+      id: `${day}-c${i}`,
+      timestamp: TIME(day, i % 24),
+      query: `question ${i}`,
+      response: i < answered ? 'an answer' : '',
+      response_type: 'answer',
+      resolution_status: i < answered ? 'answered' : 'unanswered',
+      query_category: null,
+      page_url: null,
+      sources: [],
+    }));
+    await exportDatasetRun(wh, {
+      dataset: 'assistant',
+      projectId,
+      dateFrom: day,
+      dateTo,
+      rows: conversations,
+      findings: newest ? [{ kind: 'cursor_restarted', detail: 'the cursor was refused after a long wait; restarted from the first page' }] : [],
+    });
+    assistant.set(day, { answered, unanswered });
+
+    const helpful = 2 + Math.floor(random() * 9);
+    const notHelpful = Math.floor(random() * 5);
+    const unrated = 1 + Math.floor(random() * 3);
+    const item = (i: number, kind: 'helpful' | 'not' | 'unrated') => ({
+      id: `${day}-f${i}`,
+      path: PATHS[i % PATHS.length],
+      source: kind === 'unrated' ? 'code_snippet' : 'contextual',
+      status: 'pending',
+      comment: null,
+      created_at: TIME(day, i % 24),
+      helpful: kind === 'unrated' ? null : kind === 'helpful',
+      contact: null,
+      code: kind === 'unrated' ? 'npm i' : null,
+      filename: null,
+      lang: null,
+    });
+    const items = [
+      ...Array.from({ length: helpful }, (_, i) => item(i, 'helpful')),
+      ...Array.from({ length: notHelpful }, (_, i) => item(helpful + i, 'not')),
+      ...Array.from({ length: unrated }, (_, i) => item(helpful + notHelpful + i, 'unrated')),
+    ];
+    await exportDatasetRun(wh, {
+      dataset: 'feedback',
+      projectId,
+      dateFrom: day,
+      dateTo,
+      rows: items,
+      findings: newest ? [{ kind: 'invalid_text', detail: 'comment of f1 had a lone surrogate' }, { kind: 'invalid_text', detail: 'comment of f2 had a lone surrogate' }] : [],
+    });
+    feedback.set(day, { helpful, notHelpful, unrated });
+  }
+  // The gap day's feedback was tried and failed: a failed window, and still a gap in the chart.
+  const failedAt = new Date(Date.now() - 7_200_000);
+  await recordRunEvent(wh, { runId: `run-${randomUUID()}`, dataset: 'feedback', projectId, dateFrom: gap, dateTo: addDays(gap, 1), kind: 'nightly', status: 'failed', error: 'feedback page 2: repeated cursor', startedAt: failedAt, eventAt: failedAt });
+  return { projectId, assistant, feedback, gap, lastDateTo: today, findings, failedFeedbackWindows: 1 };
 }

@@ -1,0 +1,104 @@
+/**
+ * How the dashboard, metrics and `status` read the warehouse: directly when this process can open
+ * it, and otherwise — another mintpipe process (start, worker) holds the embedded engine — through
+ * that process's read-only gateway, the way `mintpipe query` does. Either way a reader only runs
+ * SELECTs; through the gateway each one is judged and run read-only there.
+ */
+import type { QueryResult, Warehouse } from '../warehouse/index.js';
+import { selectRows, WarehouseLockedError } from '../warehouse/index.js';
+
+export interface WarehouseReader {
+  /** Database of mintpipe's tables and views (what `tableName` qualifies names with). */
+  readonly database: string;
+  /** `embedded` or `server` when read directly, `gateway` when read through the process holding the engine. */
+  readonly via: 'embedded' | 'server' | 'gateway';
+  /** Rows of one SELECT; `{name:Type}` placeholders take their values from `params`. */
+  select<T>(sql: string, params?: Record<string, unknown>): Promise<T[]>;
+}
+
+/** Runs read-only SQL through the running installation; undefined when none answers. */
+export type GatewayQuery = (sql: string) => Promise<QueryResult | undefined>;
+
+/** Where to look for the running installation's gateway. */
+export interface ReaderSettings {
+  dataDir: string;
+  clickhouse: { database: string };
+}
+
+export function directReader(wh: Warehouse): WarehouseReader {
+  return { database: wh.database, via: wh.engine, select: (sql, params) => selectRows(wh, sql, params) };
+}
+
+/** A ClickHouse literal of a parameter value (strings, finite numbers, booleans, arrays of them). */
+function literal(value: unknown, name: string): string {
+  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (Array.isArray(value)) return `[${value.map((v) => literal(v, name)).join(', ')}]`;
+  throw new TypeError(`query parameter ${name}: cannot be written as a literal`);
+}
+
+/** A value as the placeholder's type: plain literals for integers, strings and string arrays, a CAST otherwise. */
+function typedLiteral(value: unknown, type: string, name: string): string {
+  const text = literal(value, name);
+  if (/^U?Int(8|16|32|64)$/.test(type)) {
+    if (!Number.isInteger(value)) throw new TypeError(`query parameter ${name}: expected an integer for ${type}`);
+    return text;
+  }
+  // Integer and string literals go where an expression may not (LIMIT n BY …, x IN [...]).
+  if (type === 'String' || type === 'Array(String)') {
+    if (type === 'String' ? typeof value !== 'string' : !Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
+      throw new TypeError(`query parameter ${name}: expected ${type}`);
+    }
+    return text;
+  }
+  return `CAST(${text} AS ${type})`;
+}
+
+/**
+ * The SQL with each `{name:Type}` replaced by its value as a literal: the gateway takes SQL only.
+ * Other types are cast, so a Date stays a Date (`date_from + 1`).
+ */
+export function inlineParams(sql: string, params: Record<string, unknown> = {}): string {
+  return sql.replace(/\{([A-Za-z_][A-Za-z0-9_]*):([^{}]+)\}/g, (_match, name: string, type: string) => {
+    if (!(name in params)) throw new TypeError(`query parameter ${name}: no value given`);
+    return typedLiteral(params[name], type.trim(), name);
+  });
+}
+
+export function gatewayReader(database: string, query: GatewayQuery, unavailable: () => Error): WarehouseReader {
+  return {
+    database,
+    via: 'gateway',
+    async select<T>(sql: string, params?: Record<string, unknown>): Promise<T[]> {
+      const result = await query(inlineParams(sql, params));
+      // The holder stopped (or never served a gateway): say what holds the warehouse.
+      if (!result) throw unavailable();
+      return result.rows as T[];
+    },
+  };
+}
+
+/** Limits of one read through the gateway: the dashboard's reads are small, but a page must not hang. */
+const GATEWAY_LIMITS = { timeoutMs: 15_000, maxRows: 100_000 };
+
+/** Something that can open the warehouse (a Runtime, a test stack). */
+export interface WarehouseOpener {
+  warehouse(): Promise<Warehouse>;
+}
+
+/**
+ * A reader of the warehouse: this process's own when it can open it; the running installation's
+ * gateway when another process holds the embedded engine (the lock error is kept for when that
+ * gateway does not answer either).
+ */
+export async function openReader(source: WarehouseOpener, settings: ReaderSettings | undefined): Promise<WarehouseReader> {
+  try {
+    return directReader(await source.warehouse());
+  } catch (err) {
+    if (!(err instanceof WarehouseLockedError) || !settings) throw err;
+    const { queryThroughGateway } = await import('../cli/warehouse-gateway.js');
+    const dataDir = settings.dataDir;
+    return gatewayReader(settings.clickhouse.database, (sql) => queryThroughGateway(dataDir, sql, GATEWAY_LIMITS), () => err);
+  }
+}
