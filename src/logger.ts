@@ -3,8 +3,13 @@
  * remember: every serialized line (message, every field, child bindings, errors with their stacks
  * and causes) passes the process redactor (src/secrets/registered-secrets.ts) just before it is
  * written, and `authorization` headers and `apiKey`/`key` fields are censored whole.
+ *
+ * Output: JSON lines, or on a terminal one readable line per event (src/pretty-log-line.ts,
+ * formatted from the already-redacted JSON line); LOG_FORMAT=pretty|json decides instead.
  */
 import pino, { type Logger } from 'pino';
+import { ConfigError } from '../config/config-error.js';
+import { prettyLogLine } from './pretty-log-line.js';
 import { redactSecrets } from './secrets/registered-secrets.js';
 
 export type { Logger } from 'pino';
@@ -22,10 +27,28 @@ const REDACT_PATHS = [
   'config.api.key',
 ];
 
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** LOG_FORMAT checked: undefined when unset; anything but pretty or json is a ConfigError (exit 2). */
+export function parseLogFormat(value: string | undefined): LogFormat | undefined {
+  const text = value?.trim().toLowerCase();
+  if (!text) return undefined;
+  if ((LOG_FORMATS as readonly string[]).includes(text)) return text as LogFormat;
+  throw new ConfigError('LOG_FORMAT', `expected pretty or json, got "${value}"`);
+}
+
+/** LOG_FORMAT, else pretty for a person at a terminal and JSON lines for pipes, files, CI and collectors. */
+export function resolveLogFormat(env: Record<string, string | undefined> = process.env, stream: { isTTY?: boolean } = process.stderr): LogFormat {
+  return parseLogFormat(env.LOG_FORMAT) ?? (stream.isTTY === true && !env.CI ? 'pretty' : 'json');
+}
+
 export interface LoggerOptions {
   /** @default info */
   level?: string;
-  /** Pretty output (on a TTY); JSON lines otherwise. @default process.stderr.isTTY */
+  /** Line format. @default resolveLogFormat(): LOG_FORMAT, else pretty on a TTY, JSON lines otherwise */
+  format?: LogFormat;
+  /** Shorthand for format: true = pretty, false = json. @default undefined (see format) */
   pretty?: boolean;
   /** Where lines go. @default stderr (stdout stays for command output) */
   destination?: NodeJS.WritableStream;
@@ -33,7 +56,7 @@ export interface LoggerOptions {
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
-  const pretty = options.pretty ?? (process.stderr.isTTY === true && !process.env.CI);
+  const format = options.format ?? (options.pretty === undefined ? resolveLogFormat() : options.pretty ? 'pretty' : 'json');
   const base = {
     level,
     base: { pid: process.pid },
@@ -44,8 +67,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       streamWrite: (line: string) => redactSecrets(line),
     },
   };
-  if (pretty) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, colorize: true } } });
+  const destination = (options.destination as pino.DestinationStream | undefined) ?? pino.destination(2);
+  if (format === 'pretty') {
+    // Fed the line after streamWrite (redacted), synchronously, in this thread: no worker, no lost lines at exit.
+    const colors = options.destination === undefined && process.stderr.isTTY === true && !process.env.NO_COLOR;
+    return pino(base, { write: (line: string) => destination.write(prettyLogLine(line, { colors })) });
   }
-  return pino(base, (options.destination as pino.DestinationStream | undefined) ?? pino.destination(2));
+  return pino(base, destination);
 }

@@ -1,6 +1,6 @@
 /** Shared plumbing of CLI commands: settings, logger, a runtime closed on exit or Ctrl-C. */
 import { loadConfig, type MintpipeConfig } from '../../config/index.js';
-import { createLogger, registerSecret, type Logger } from '../logger.js';
+import { createLogger, registerSecret, resolveLogFormat, type Logger } from '../logger.js';
 import type { Runtime } from './runtime.js';
 
 export interface CommandContext {
@@ -9,16 +9,19 @@ export interface CommandContext {
 }
 
 /**
- * Parses the environment once (refusals are ConfigErrors, exit 2) and makes the logger. One-shot
+ * Parses the environment once (refusals are ConfigErrors, exit 2) and makes the logger (pretty
+ * lines on a terminal, JSON lines otherwise, LOG_FORMAT=pretty|json to choose). One-shot
  * commands log warnings and errors only unless LOG_LEVEL is set, so their output and progress
  * stay readable; long-running ones (start, worker, dashboard) log events at info.
  */
 export function loadContext(options: { oneShot?: boolean } = {}, env: Record<string, string | undefined> = process.env): CommandContext {
   const config = loadConfig(env);
+  // LOG_FORMAT is the logger's own setting: checked here, with the rest, so a bad one exits 2.
+  const format = resolveLogFormat(env);
   // Before anything can print: the logger, API errors and job records all redact the key from here on.
   registerSecret(config.api.key);
   const level = options.oneShot && !env.LOG_LEVEL?.trim() ? 'warn' : config.logLevel;
-  return { config: { ...config, logLevel: level as MintpipeConfig['logLevel'] }, logger: createLogger({ level }) };
+  return { config: { ...config, logLevel: level as MintpipeConfig['logLevel'] }, logger: createLogger({ level, format }) };
 }
 
 /**
