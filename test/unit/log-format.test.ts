@@ -104,7 +104,7 @@ describe('a pretty logger', () => {
     const logger = createLogger({ level: 'info', format: 'pretty', destination: out.stream });
     logger.info({ event: 'api.call', project: 'acme', detail: `sent with ${key}`, headers: { authorization: `Bearer ${key}` } }, `calling with ${key}`);
     const text = out.text();
-    expect(text).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  calling with \[REDACTED\] project=acme detail="sent with \[REDACTED\]" headers=\{"authorization":"\[REDACTED\]"\}\n$/);
+    expect(text).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}calling with \[REDACTED\] project=acme detail="sent with \[REDACTED\]" headers=\{"authorization":"\[REDACTED\]"\}\n$/);
     expect(text).not.toContain('PrettyLoggerSecret');
   });
 
