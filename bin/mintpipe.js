@@ -4,50 +4,14 @@
 // missing or older than its sources (a developer editing src/, the tests run against an edited
 // tree): a stale build must never hide a source change. MINTPIPE_USE_DIST=1 (the Docker image)
 // always runs dist/ and skips the check.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { compiledEntry, staleReason } from './dist-freshness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const compiled = join(root, 'dist', 'src', 'cli', 'main.js');
-
-/** Directories tsconfig.build.json compiles into dist/. */
-const SOURCE_DIRS = ['src', 'config', 'jobs'];
-
-/**
- * Why dist/ cannot be trusted, or undefined when it can: a .ts source without its .js, or one
- * modified after it. ~250 files, two stats each (a few ms). An installed package whose files all
- * carry the same time (npm tarballs) or has no sources (the image) counts as built.
- */
-function staleReason() {
-  if (!existsSync(compiled)) return 'dist/ is not built';
-  for (const dir of SOURCE_DIRS) {
-    const found = newerSource(dir);
-    if (found) return `${found} changed since the last build`;
-  }
-  return undefined;
-}
-
-function newerSource(relativeDir) {
-  let entries;
-  try {
-    entries = readdirSync(join(root, relativeDir), { withFileTypes: true });
-  } catch {
-    return undefined;
-  }
-  for (const entry of entries) {
-    const relative = join(relativeDir, entry.name);
-    if (entry.isDirectory()) {
-      const found = newerSource(relative);
-      if (found) return found;
-    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
-      const output = statSync(join(root, 'dist', relative.slice(0, -3) + '.js'), { throwIfNoEntry: false });
-      if (!output || statSync(join(root, relative)).mtimeMs > output.mtimeMs) return relative;
-    }
-  }
-  return undefined;
-}
+const compiled = compiledEntry(root);
 
 function tsxAvailable() {
   try {
@@ -59,7 +23,7 @@ function tsxAvailable() {
 }
 
 const forced = process.env.MINTPIPE_USE_DIST === '1';
-const reason = forced && existsSync(compiled) ? undefined : staleReason();
+const reason = forced && existsSync(compiled) ? undefined : staleReason(root);
 if (reason === undefined || (existsSync(compiled) && (forced || !tsxAvailable()))) {
   await import(pathToFileURL(compiled).href);
 } else {
