@@ -10,6 +10,7 @@ import { datasetSettings, type DatasetSettings } from './datasets.js';
 import { parseDashboardHosts } from './dashboard-hosts.js';
 import { MAX_TIMER_MS, parseDurationMs, parseRate, type RateLimit } from './durations.js';
 import { checkNightlyCron, checkTimeZone } from './nightly-cron.js';
+import { parseRedisUrl } from '../src/queue/redis-url.js';
 
 export { ConfigError } from './config-error.js';
 export { formatRate, MAX_TIMER_MS, parseDurationMs, parseRate, type RateLimit } from './durations.js';
@@ -33,7 +34,12 @@ export interface MintpipeConfig {
     /** Ceiling on the time one call spends retrying. @default 300000 */
     retryMaxTotalMs: number;
   };
-  redis: { url: string | undefined };
+  redis: {
+    /** `REDIS_URL`: one server, or a cluster as `redis+cluster://host1:7000,host2:7001`. @default undefined: a private redis-server */
+    url: string | undefined;
+    /** Run the prompts queue on a Redis without AOF or with eviction (`MINTPIPE_ALLOW_VOLATILE_REDIS`). @default false */
+    allowVolatile: boolean;
+  };
   clickhouse: { url: string | undefined; user: string; password: string; database: string };
   dataDir: string;
   logLevel: (typeof LOG_LEVELS)[number];
@@ -223,6 +229,14 @@ function optionalUrl(env: Env, key: string, protocols: string[]): string | undef
   return raw;
 }
 
+function redisUrl(env: Env): string | undefined {
+  const raw = env.REDIS_URL?.trim();
+  if (!raw) return undefined;
+  const target = parseRedisUrl(raw);
+  if ('problem' in target) throw new ConfigError('REDIS_URL', target.problem);
+  return raw;
+}
+
 /** Parses the environment into resolved settings; throws `ConfigError` naming the first bad key. */
 export function loadConfig(env: Env = process.env): MintpipeConfig {
   const logLevel = text(env, 'LOG_LEVEL', 'info').toLowerCase();
@@ -252,7 +266,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       // Bounds the sleep before a retry (a server's Retry-After may ask for up to all of it).
       retryMaxTotalMs: timerDuration(env, 'MINTPIPE_RETRY_MAX_TIME', 300_000),
     },
-    redis: { url: optionalUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) },
+    redis: { url: redisUrl(env), allowVolatile: flag(env, 'MINTPIPE_ALLOW_VOLATILE_REDIS', false) },
     clickhouse: {
       url: optionalUrl(env, 'CLICKHOUSE_URL', ['http:', 'https:']),
       user: text(env, 'CLICKHOUSE_USER', 'default'),

@@ -12,8 +12,11 @@ import type { ExportObserver } from '../export/export-window.js';
 import { registerSecret, type Logger } from '../logger.js';
 import type { PromptObserver } from '../prompts/index.js';
 import { acquireRedis, type RedisHandle } from '../queue/private-redis.js';
-import { openQueue, type QueueName } from '../queue/queues.js';
-import { createRedisConnection } from '../queue/redis-connection.js';
+import { queueKeyPrefix } from '../queue/queue-names.js';
+import { openQueue, QUEUE_NAMES, type QueueName } from '../queue/queues.js';
+import { createRedisConnection, redisTarget } from '../queue/redis-connection.js';
+import { assertDurableForPrompts, checkRedisPersistence, describePersistence, type RedisPersistenceReport } from '../queue/redis-persistence.js';
+import { probeRedis } from '../queue/redis-probe.js';
 import { startWorkers, type WorkerSet } from '../queue/workers.js';
 import { openWarehouse, type Warehouse } from '../warehouse/index.js';
 
@@ -36,6 +39,14 @@ export class Runtime {
   private workers: WorkerSet | undefined;
   private stopGateway: (() => Promise<void>) | undefined;
   private closed = false;
+  private persistenceCheck: Promise<RedisPersistenceReport> | undefined;
+  private workersReleased = false;
+
+  /**
+   * How long a command waits for the embedded warehouse while another process holds it (a
+   * one-shot command, or a worker restarted while the killed one is still being reaped).
+   */
+  static readonly WAREHOUSE_WAIT_MS = 30_000;
 
   private constructor(
     readonly config: MintpipeConfig,
@@ -47,7 +58,16 @@ export class Runtime {
   static async open(options: RuntimeOptions): Promise<Runtime> {
     // Also for runtimes opened without the CLI (bench, tests): every layer redacts the configured key.
     registerSecret(options.config.api.key);
+    if (options.config.redis.url) registerSecret(redisTarget(options.config.redis.url).password);
     const handle = await acquireRedis({ url: options.config.redis.url, dataDir: options.config.dataDir, logger: options.logger });
+    try {
+      // One bounded attempt first: the long-lived connections below would wait forever for a Redis
+      // that is down or refuses our password, and a command would hang instead of saying so.
+      await probeRedis(handle.url);
+    } catch (err) {
+      await handle.release().catch(() => {});
+      throw err;
+    }
     return new Runtime(options.config, options.logger, handle, options);
   }
 
@@ -57,14 +77,33 @@ export class Runtime {
 
   /** One shared connection for queues and plain commands. */
   get redis(): Redis {
-    this.connection ??= createRedisConnection(this.redisHandle.url, 'mintpipe');
+    this.connection ??= createRedisConnection(this.redisHandle.url, 'mintpipe', this.logger);
     return this.connection;
+  }
+
+  /** BullMQ's prefix of this installation's queues: the queue prefix in a hash tag (cluster slots). */
+  get queueKeyPrefix(): string {
+    return queueKeyPrefix(this.config.queuePrefix);
+  }
+
+  /**
+   * Whether this Redis keeps what BullMQ writes (AOF and noeviction on every master), read once
+   * per runtime with INFO. For `status` and the dashboard: `describePersistence(report)` is the line.
+   */
+  redisPersistence(): Promise<RedisPersistenceReport> {
+    this.persistenceCheck ??= checkRedisPersistence(this.redis);
+    return this.persistenceCheck;
+  }
+
+  /** True once this process's workers stopped and let go of their jobs (a clean or a forced close). */
+  get jobsReleased(): boolean {
+    return this.workersReleased;
   }
 
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = openQueue(name, this.redis, this.config.queuePrefix);
+      queue = openQueue(name, this.redis, this.queueKeyPrefix, this.logger);
       this.queues.set(name, queue);
     }
     return queue;
@@ -93,6 +132,14 @@ export class Runtime {
       database: this.config.clickhouse.database,
       dataDir: this.config.dataDir,
       logger: this.logger,
+      lockWait: {
+        timeoutMs: Runtime.WAREHOUSE_WAIT_MS,
+        onWait: (holderPid) =>
+          this.logger.warn(
+            { event: 'warehouse_waiting', holderPid, timeoutMs: Runtime.WAREHOUSE_WAIT_MS },
+            `waiting up to ${Runtime.WAREHOUSE_WAIT_MS / 1000}s for the embedded warehouse, in use by ${holderPid === undefined ? 'another process' : `pid ${holderPid}`}`,
+          ),
+      },
     });
     if (warehouse.engine === 'embedded') {
       const { serveWarehouseGateway } = await import('./warehouse-gateway.js');
@@ -138,6 +185,7 @@ export class Runtime {
 
   async startWorkers(names: QueueName[]): Promise<WorkerSet> {
     if (this.workers) return this.workers;
+    await this.checkRedisForWorkers(names);
     this.workers = await startWorkers({
       names,
       config: this.config,
@@ -153,6 +201,20 @@ export class Runtime {
     return this.workers;
   }
 
+  /**
+   * Workers check the Redis they are given: less than AOF with noeviction is a loud warning, and
+   * the prompts queue refuses it (a forgotten `sending` mark resends a prompt) unless allowed.
+   */
+  private async checkRedisForWorkers(names: QueueName[]): Promise<void> {
+    const report = await this.redisPersistence();
+    if (report.durable) return;
+    this.logger.warn(
+      { event: 'redis_not_durable', problems: report.problems, allowVolatile: this.config.redis.allowVolatile },
+      `Redis is ${describePersistence(report)}`,
+    );
+    if (names.includes(QUEUE_NAMES.prompts)) assertDurableForPrompts(report, this.config.redis.allowVolatile);
+  }
+
   onClose(fn: () => Promise<void> | void): void {
     this.cleanups.push(fn);
   }
@@ -163,7 +225,10 @@ export class Runtime {
     this.closed = true;
     const steps: Array<() => Promise<void> | void> = [
       ...this.cleanups.reverse(),
-      async () => this.workers?.close(),
+      async () => {
+        await this.workers?.close();
+        this.workersReleased = true;
+      },
       async () => {
         await Promise.all([...this.queues.values()].map((q) => q.close()));
       },

@@ -1,17 +1,21 @@
 /**
  * With no REDIS_URL, mintpipe runs a private `redis-server` with its data under
- * `$MINTPIPE_DATA_DIR/redis` (append-only on). Every mintpipe process using the same data dir
+ * `$MINTPIPE_DATA_DIR/redis`: append-only on and `maxmemory-policy noeviction` (what BullMQ needs
+ * to keep its jobs), listening on loopback with a generated password that only the owner of the
+ * data dir can read (0600 files in a 0700 directory; never on a command line, where `ps` shows it
+ * to every local user). Every mintpipe process using the same data dir
  * shares it: each holds a lease (a key with a short TTL it refreshes), and the last process to
  * let go shuts the server down, so a one-shot command leaves no process behind while a running
  * `start` keeps it up for the others.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { MintpipeError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { registerSecret, type Logger } from '../logger.js';
 
 const LEASE_TTL_MS = 15_000;
 const LEASE_REFRESH_MS = 5_000;
@@ -33,13 +37,20 @@ export interface RedisHandle {
 interface ServerState {
   port: number;
   pid: number;
+  /** Absent in state files of servers started before passwords (they still work until restarted). */
+  password?: string;
+}
+
+function serverUrl(state: ServerState): string {
+  return state.password ? `redis://:${state.password}@127.0.0.1:${state.port}` : `redis://127.0.0.1:${state.port}`;
 }
 
 /** Returns REDIS_URL, or the private server under `dataDir` (started, and installed, when needed). */
 export async function acquireRedis(options: { url?: string; dataDir: string; logger: Logger }): Promise<RedisHandle> {
   if (options.url) return { url: options.url, private: false, release: async () => {} };
   const dir = join(options.dataDir, 'redis');
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
   const url = await withStartLock(dir, async () => (await runningServer(dir)) ?? (await startServer(dir, options.logger)));
   return holdLease(url, options.logger);
 }
@@ -49,7 +60,8 @@ async function runningServer(dir: string): Promise<string | undefined> {
   if (!existsSync(statePath)) return undefined;
   try {
     const state = JSON.parse(readFileSync(statePath, 'utf8')) as ServerState;
-    const url = `redis://127.0.0.1:${state.port}`;
+    registerSecret(state.password);
+    const url = serverUrl(state);
     if (await answersPing(url)) return url;
   } catch {
     // A stale or torn state file: start a fresh server.
@@ -60,14 +72,20 @@ async function runningServer(dir: string): Promise<string | undefined> {
 async function startServer(dir: string, logger: Logger): Promise<string> {
   const binary = findRedisServer(logger);
   const port = await freePort();
+  const password = randomBytes(24).toString('hex');
+  registerSecret(password);
+  const configPath = join(dir, 'redis.conf');
+  // Written fresh at every start: the password and port change, the data stays.
+  writeFileSync(configPath, serverConfig(dir, port, password), { mode: 0o600 });
+  chmodSync(configPath, 0o600);
   const child = spawn(
     binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', '', '--logfile', 'redis.log', '--protected-mode', 'yes'],
+    [configPath],
     // Its own process group: Ctrl-C on a one-shot command must not kill a server others share.
     { detached: true, stdio: 'ignore', cwd: dir },
   );
   child.unref();
-  const url = `redis://127.0.0.1:${port}`;
+  const url = serverUrl({ port, pid: 0, password });
   const deadline = Date.now() + 10_000;
   while (!(await answersPing(url))) {
     if (child.exitCode !== null || Date.now() > deadline) {
@@ -75,9 +93,28 @@ async function startServer(dir: string, logger: Logger): Promise<string> {
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  writeFileSync(join(dir, 'server.json'), JSON.stringify({ port, pid: child.pid ?? 0 } satisfies ServerState));
+  writeFileSync(join(dir, 'server.json'), JSON.stringify({ port, pid: child.pid ?? 0, password } satisfies ServerState), { mode: 0o600 });
+  chmodSync(join(dir, 'server.json'), 0o600);
   logger.debug({ event: 'private_redis_started', port, dir }, 'started private redis-server');
   return url;
+}
+
+/** redis.conf of the private server: what BullMQ needs to keep jobs, reachable by its owner only. */
+function serverConfig(dir: string, port: number, password: string): string {
+  const quoted = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  return [
+    `port ${port}`,
+    'bind 127.0.0.1',
+    'protected-mode yes',
+    `dir ${quoted(dir)}`,
+    'appendonly yes',
+    'appendfsync everysec',
+    'save ""',
+    'maxmemory-policy noeviction',
+    `requirepass ${password}`,
+    'logfile redis.log',
+    '',
+  ].join('\n');
 }
 
 function findRedisServer(logger: Logger): string {

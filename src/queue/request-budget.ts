@@ -54,7 +54,10 @@ export interface BudgetUsage {
 }
 
 export interface RequestBudgetOptions {
-  /** Redis key prefix, e.g. `mintpipe:budget:analytics`. */
+  /**
+   * Redis key prefix, e.g. `mintpipe:budget:analytics`. Its keys are `{<key>}:taken` and
+   * `{<key>}:paused-until`: the hash tag puts both in one cluster slot, as the scripts need.
+   */
   key: string;
   /** The limit; null turns pacing off (only a 429 pause holds requests back). */
   rate: RateLimit | null;
@@ -110,11 +113,16 @@ export class RequestBudget {
   }
 
   private get zsetKey(): string {
-    return `${this.options.key}:taken`;
+    return `${this.slot}:taken`;
   }
 
   private get pauseKey(): string {
-    return `${this.options.key}:paused-until`;
+    return `${this.slot}:paused-until`;
+  }
+
+  /** The key in a hash tag, unless it carries one already. */
+  private get slot(): string {
+    return /\{[^}]+\}/.test(this.options.key) ? this.options.key : `{${this.options.key}}`;
   }
 }
 

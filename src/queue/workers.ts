@@ -13,8 +13,9 @@ import type { ExportObserver } from '../export/export-window.js';
 import type { Logger } from '../logger.js';
 import type { PromptObserver } from '../prompts/index.js';
 import type { Warehouse } from '../warehouse/index.js';
+import { queueKeyPrefix } from './queue-names.js';
 import { QUEUE_NAMES, type QueueName } from './queues.js';
-import { createRedisConnection } from './redis-connection.js';
+import { createRedisConnection, isConnectionError } from './redis-connection.js';
 import { analyticsBudget } from './request-budget.js';
 
 export interface WorkerDeps {
@@ -40,11 +41,11 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
   const workers: Worker[] = [];
   const connections: Redis[] = [];
   const common = (name: string) => {
-    const connection = createRedisConnection(deps.redisUrl, `mintpipe-worker-${name}`);
+    const connection = createRedisConnection(deps.redisUrl, `mintpipe-worker-${name}`, logger);
     connections.push(connection);
     return {
       connection,
-      prefix: config.queuePrefix,
+      prefix: queueKeyPrefix(config.queuePrefix),
       lockDuration: config.worker.lockDurationMs,
       stalledInterval: config.worker.stalledIntervalMs,
       maxStalledCount: 5,
@@ -61,7 +62,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
       settings: config.export,
       observer: deps.exportObserver,
     });
-    const planNightly = createPlanNightlyProcessor({ queue: exportQueue, settings: config.export, logger });
+    const planNightly = createPlanNightlyProcessor({ queue: exportQueue, settings: config.export, logger, warehouse: deps.warehouse });
     workers.push(
       new Worker(
         QUEUE_NAMES.export,
@@ -86,7 +87,10 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
   }
   for (const worker of workers) {
     // A worker error (lost connection, a processor bug) is logged; failed jobs stay visible in the queue.
-    worker.on('error', (err) => logger.error({ event: 'worker_error', queue: worker.name, err }, 'worker error'));
+    // A lost connection is logged once by the connection itself (redis_connection_lost), not per retry.
+    worker.on('error', (err) => {
+      if (!isConnectionError(err)) logger.error({ event: 'worker_error', queue: worker.name, err }, 'worker error');
+    });
     worker.on('failed', (job, err) =>
       logger.warn({ event: 'job_failed', queue: worker.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: { message: err.message } }, 'job failed'),
     );

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { openWarehouse, runQuery } from '../../src/warehouse/index.js';
 import { testEnv } from '../support/export-stack.js';
 import { until } from '../support/wait.js';
+import { queueKeyPrefix } from '../../src/queue/queue-names.js';
 
 const children: ChildProcess[] = [];
 let emulator: RunningEmulator | undefined;
@@ -62,7 +63,7 @@ async function crashAndResume(c: CrashCase): Promise<{ before: number; refetched
   });
   const config = loadConfig(env);
   redis = new Redis(config.redis.url!, { maxRetriesPerRequest: null });
-  queue = new Queue('export', { connection: redis, prefix: config.queuePrefix });
+  queue = new Queue('export', { connection: redis, prefix: queueKeyPrefix(config.queuePrefix) });
   const [enqueued] = await enqueueWindows(queue, [{ dataset: c.dataset, projectId: c.project, ...WINDOW, kind: 'manual' }]);
 
   const first = startWorker(env);

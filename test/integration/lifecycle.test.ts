@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testEnv } from '../support/export-stack.js';
 import { runCli } from '../support/run-cli.js';
+import { queueKeyPrefix } from '../../src/queue/queue-names.js';
 
 const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
 afterAll(() => redis.disconnect());
@@ -33,7 +34,7 @@ describe('mintpipe start lifecycle', () => {
       const health = await fetch(`${url}/healthz`);
       expect(health.status).toBe(200);
       // Let the demo windows run so the pipeline metrics have something to count.
-      const queue = new Queue('export', { connection: redis, prefix: env.MINTPIPE_QUEUE_PREFIX });
+      const queue = new Queue('export', { connection: redis, prefix: queueKeyPrefix(env.MINTPIPE_QUEUE_PREFIX!) });
       for (let i = 0; i < 600 && ((await queue.getJobCounts('completed')).completed ?? 0) < 7; i++) await new Promise((r) => setTimeout(r, 100));
       const metrics = await (await fetch(`${url}/metrics`)).text();
       expect(metrics).toMatch(/mintpipe_rows_loaded_total\{project="demo-docs"\} \d+/);
@@ -69,7 +70,7 @@ describe('mintpipe start lifecycle', () => {
       const metrics = await (await fetch(`${url}/metrics`)).text();
       expect(metrics).toContain('mintpipe_api_request_duration_seconds');
       expect(metrics).not.toContain('mint_test_secret');
-      const queue = new Queue('export', { connection: redis, prefix: env.MINTPIPE_QUEUE_PREFIX });
+      const queue = new Queue('export', { connection: redis, prefix: queueKeyPrefix(env.MINTPIPE_QUEUE_PREFIX!) });
       expect(await queue.getWorkersCount()).toBe(1);
       await queue.close();
       // The worker holds the embedded warehouse; `query` from another process goes through it.

@@ -93,7 +93,7 @@ async function runTakers(limit: number, windowMs: number, takers: Taker[]): Prom
       }
     }),
   );
-  await redis.del(`${key}:taken`, `${key}:paused-until`);
+  await redis.del(`{${key}}:taken`, `{${key}}:paused-until`);
   return grants.sort((a, b) => a.beforeMs - b.beforeMs);
 }
 

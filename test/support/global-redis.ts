@@ -17,7 +17,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   ensureSystemPackages();
   dir = mkdtempSync(join(tmpdir(), 'mintpipe-test-redis-'));
   const port = await freePort();
-  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
+  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--maxmemory-policy', 'noeviction'], {
     stdio: 'ignore',
   });
   redis.on('error', (err) => {
