@@ -6,6 +6,8 @@ import type { Job, Queue } from 'bullmq';
 import type { Logger } from '../src/logger.js';
 import { enqueueWindows } from '../src/export/enqueue.js';
 import { planNightly, type NightlySettings } from '../src/export/nightly-plan.js';
+import { reapAbandonedRuns } from '../src/export/reap-abandoned.js';
+import type { Warehouse } from '../src/warehouse/index.js';
 
 export const PLAN_NIGHTLY_JOB = 'plan-nightly';
 
@@ -14,8 +16,16 @@ export interface PlanNightlyData {
   runAt?: string;
 }
 
-export function createPlanNightlyProcessor(deps: { queue: Queue; settings: NightlySettings; logger: Logger }) {
+export function createPlanNightlyProcessor(deps: { queue: Queue; settings: NightlySettings; logger: Logger; warehouse?: Warehouse }) {
   return async function planNightlyJob(job: Job<PlanNightlyData>) {
+    // Runs whose jobs were lost are marked abandoned first, so a window of tonight's plan that has
+    // one can resume from its rows (and the export_runs view stops calling it running).
+    // A failure to reap must not cost the night its windows: it is logged, and tried again tomorrow.
+    if (deps.warehouse) {
+      await reapAbandonedRuns({ warehouse: deps.warehouse, queue: deps.queue, logger: deps.logger }).catch((err: unknown) =>
+        deps.logger.error({ event: 'reap_failed', err }, 'could not look for abandoned runs'),
+      );
+    }
     const runAt = job.data.runAt ? new Date(job.data.runAt) : new Date(job.timestamp + (job.opts.delay ?? 0));
     const windows = planNightly(runAt, deps.settings);
     const enqueued = await enqueueWindows(deps.queue, windows, { datasetOrder: deps.settings.datasets });

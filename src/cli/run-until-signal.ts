@@ -1,5 +1,16 @@
-/** Keeps a long-running command in the foreground until SIGINT/SIGTERM, then closes it cleanly. */
+/**
+ * Keeps a long-running command in the foreground until SIGINT/SIGTERM, then closes it cleanly.
+ *
+ * Workers get the grace period (MINTPIPE_SHUTDOWN_GRACE) to finish their jobs; then they are
+ * force-closed, which releases the jobs still running (another worker resumes them from their
+ * checkpoints once their locks lapse). Whatever else is still closing after that gets one more
+ * second: the process exits at most STOP_AFTER_GRACE_MS after the grace period, with code 0 when
+ * its workers let go of their jobs, 1 when they could not.
+ */
 import type { Runtime } from './runtime.js';
+
+/** Time allowed after the grace period for the rest of the runtime to close. */
+export const STOP_AFTER_GRACE_MS = 900;
 
 export async function runUntilSignal(runtime: Runtime): Promise<void> {
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
@@ -11,7 +22,10 @@ export async function runUntilSignal(runtime: Runtime): Promise<void> {
   const force = () => process.exit(signal === 'SIGINT' ? 130 : 143);
   process.once('SIGINT', force);
   process.once('SIGTERM', force);
-  const hardStop = setTimeout(force, runtime.config.shutdownGraceMs + 10_000);
+  const hardStop = setTimeout(() => {
+    runtime.logger.warn({ event: 'shutdown_cut_short', jobsReleased: runtime.jobsReleased }, 'stopped before every resource closed');
+    process.exit(runtime.jobsReleased ? 0 : 1);
+  }, runtime.config.shutdownGraceMs + STOP_AFTER_GRACE_MS);
   hardStop.unref();
   await runtime.close();
   process.exitCode = 0;

@@ -10,14 +10,33 @@ const PID_FILE = 'mintpipe.pid';
 /** Written by the engine while it holds the directory: `PID: 1234\nStarted at: …`. */
 const ENGINE_STATUS_FILE = 'status';
 
-function isAlive(pid: number): boolean {
+/**
+ * Whether `pid` is a process that can still hold the engine's lock. A zombie (killed, not yet
+ * reaped by its parent) still answers `kill(pid, 0)` but has closed its files, and with them the
+ * lock: it counts as gone, so a worker restarted right after a SIGKILL starts.
+ */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !isZombie(pid);
+}
+
+/** Linux: state `Z` (zombie) or `X` (dead) in /proc/<pid>/stat. Elsewhere: not known, so no. */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    // On Linux a process without a /proc entry is gone (it exited between the two looks).
+    return existsSync('/proc/self/stat');
+  }
+  // `pid (comm) S …`: comm may hold spaces and parentheses, the state follows the last ')'.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
 }
 
 function readPid(file: string, pattern: RegExp): number | undefined {
@@ -36,13 +55,14 @@ function otherLivePid(pid: number | undefined): number | undefined {
 }
 
 /**
- * The pid of another live mintpipe process recorded as holding `path`, checked before opening.
- * The engine removes its status file on a clean close, so a pid file left by a crash (or a reused
- * pid) without a status file is ignored.
+ * The pid of another live process recorded as holding `path`, checked before opening: by our pid
+ * file, else by the engine's status file (a holder that has not written its pid file yet). Asking
+ * the engine instead would print its own lock error to stderr. The engine removes its status file
+ * on a clean close, so a pid file left by a crash (or a reused pid) without one is ignored.
  */
 export function recordedHolder(path: string): number | undefined {
   if (!existsSync(join(path, ENGINE_STATUS_FILE))) return undefined;
-  return otherLivePid(readPid(join(path, PID_FILE), /^\s*(\d+)/));
+  return lockHolder(path);
 }
 
 /** After the engine refused the directory: the holder named by our pid file, else by the engine's status file. */

@@ -9,11 +9,13 @@ export class WarehouseLockedError extends MintpipeError {
   override name = 'WarehouseLockedError';
   constructor(
     readonly path: string,
-    readonly holderPid: number,
-    options?: { cause?: unknown },
+    /** Undefined when the engine refused before any holder could be named (one starting or stopping). */
+    readonly holderPid: number | undefined,
+    options?: { cause?: unknown; waitedMs?: number },
   ) {
     super(
-      `the embedded warehouse at ${path} is in use by another mintpipe process (pid ${holderPid}); stop it or set CLICKHOUSE_URL`,
+      `the embedded warehouse at ${path} is in use by another ${holderPid === undefined ? 'process' : `mintpipe process (pid ${holderPid})`}` +
+        `${options?.waitedMs ? ` (gave up after waiting ${Math.round(options.waitedMs / 1000)}s)` : ''}; stop it or set CLICKHOUSE_URL`,
       options,
     );
   }

@@ -11,7 +11,8 @@ import { tableName } from './sql-text.js';
 import type { Warehouse } from './warehouse.js';
 
 export type RunKind = 'nightly' | 'backfill' | 'reexport' | 'manual';
-export type RunStatus = 'running' | 'complete' | 'failed' | 'unstable';
+/** `abandoned`: left running with no live job (see resumable-runs.ts); its rows stay for a resume. */
+export type RunStatus = 'running' | 'complete' | 'failed' | 'unstable' | 'abandoned';
 
 export interface RunEvent {
   runId: string;

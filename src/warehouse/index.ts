@@ -37,7 +37,8 @@ export {
   type RunKind,
   type RunStatus,
 } from './export-runs.js';
-export { pruneSuperseded, type PruneResult } from './prune.js';
+export { pruneSuperseded, type PruneOptions, type PruneResult } from './prune.js';
+export { ABANDONED_RETENTION_MS, latestResumableRun, runningRunsStartedBefore, type RunOfWindow } from './resumable-runs.js';
 export {
   insertPromptEvent,
   insertPromptEvents,

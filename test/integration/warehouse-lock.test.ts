@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { until } from '../support/wait.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -117,5 +118,56 @@ describe('embedded warehouse lock', () => {
     } finally {
       rmSync(otherDir, { recursive: true, force: true });
     }
+  });
+
+  it('takes over from a holder that was SIGKILLed but not yet reaped (a zombie still answers kill -0)', async () => {
+    // A shell that starts the holder in the background, then becomes `sleep`: the holder's parent
+    // never reaps it, so once killed it stays a zombie, as under a slow supervisor.
+    const shell = spawn('sh', ['-c', `${process.execPath} --import tsx test/support/warehouse-holder.ts ${dataDir} warehouse forever & exec sleep 120`], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(shell);
+    const holderPid = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      shell.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const pid = /ready (\d+)/.exec(out)?.[1];
+        if (pid) resolve(Number(pid));
+      });
+      shell.once('exit', (code) => reject(new Error(`holder shell exited early with ${code}: ${out}`)));
+    });
+    expect(readFileSync(join(enginePath, 'mintpipe.pid'), 'utf8').trim()).toBe(String(holderPid));
+    process.kill(holderPid, 'SIGKILL');
+    await until('the holder to be a zombie', async () => (/\) Z /.test(readFileSync(`/proc/${holderPid}/stat`, 'utf8')) ? true : undefined));
+    // Still "alive" to kill(pid, 0), and still named by the pid file and the engine's status file.
+    expect(() => process.kill(holderPid, 0)).not.toThrow();
+    const wh = await open();
+    expect(wh.location).toBe(enginePath);
+    expect(readFileSync(join(enginePath, 'mintpipe.pid'), 'utf8').trim()).toBe(String(process.pid));
+    await wh.close();
+    shell.kill('SIGKILL');
+  });
+
+  it('waits for a live holder when asked, says so once, and opens as soon as the holder lets go', async () => {
+    const child = await holder('warehouse');
+    const waits: Array<number | undefined> = [];
+    const opening = openWarehouse({ database: 'mintpipe_lock_test', dataDir, lockWait: { timeoutMs: 60_000, onWait: (pid) => waits.push(pid) } });
+    await until('the opener to say it waits', async () => (waits.length > 0 ? true : undefined));
+    await release(child);
+    const wh = await opening;
+    opened.push(wh);
+    expect(waits).toEqual([child.pid]);
+  });
+
+  it('gives up waiting after its timeout with a one-line error naming the holder', async () => {
+    const child = await holder('warehouse');
+    const waits: Array<number | undefined> = [];
+    const error = await openWarehouse({ database: 'mintpipe_lock_test', dataDir, lockWait: { timeoutMs: 400, onWait: (pid) => waits.push(pid) } }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(WarehouseLockedError);
+    expect((error as Error).message).toMatch(new RegExp(`in use by another mintpipe process \\(pid ${child.pid}\\) \\(gave up after waiting \\d+s\\); stop it or set CLICKHOUSE_URL$`));
+    expect((error as Error).message).not.toContain('\n');
+    expect(waits).toEqual([child.pid]);
+    await release(child);
   });
 });

@@ -1,13 +1,14 @@
 /**
  * Holds an embedded warehouse directory for lock tests until its stdin closes, then closes and exits.
- * Usage: node --import tsx test/support/warehouse-holder.ts <dataDir> [warehouse|engine]
+ * Usage: node --import tsx test/support/warehouse-holder.ts <dataDir> [warehouse|engine] [forever]
  *   warehouse: through openWarehouse (writes the pid file); engine: the bare engine (no pid file).
+ *   forever: ignore stdin and hold until killed (for a holder started in the background of a shell).
  */
 import { join } from 'node:path';
 import { createChdbConnection } from 'chdb/connection';
 import { openWarehouse } from '../../src/warehouse/index.js';
 
-const [dataDir, mode = 'warehouse'] = process.argv.slice(2);
+const [dataDir, mode = 'warehouse', hold] = process.argv.slice(2);
 if (!dataDir) throw new Error('usage: warehouse-holder.ts <dataDir> [warehouse|engine]');
 
 let close: () => Promise<void>;
@@ -18,8 +19,9 @@ if (mode === 'engine') {
   const wh = await openWarehouse({ database: 'mintpipe_lock_test', dataDir });
   close = () => wh.close();
 }
-process.stdout.write('ready\n');
-process.stdin.resume();
+process.stdout.write(`ready ${process.pid}\n`);
+if (hold === 'forever') setInterval(() => {}, 60_000);
+else process.stdin.resume();
 process.stdin.on('end', () => {
   void close().then(() => process.exit(0));
 });

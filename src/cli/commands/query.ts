@@ -8,6 +8,8 @@ import type { QueryLimits, QueryResult } from '../../warehouse/index.js';
 import type { CommandContext } from '../command-context.js';
 
 const FORMATS = ['table', 'json', 'csv'] as const;
+/** How long `query` waits for the embedded warehouse held by another one-shot command. */
+const LOCK_WAIT_MS = 30_000;
 
 interface QueryFlags {
   format: string;
@@ -56,7 +58,16 @@ async function runReadOnly(
     const { queryThroughGateway } = await import('../warehouse-gateway.js');
     const viaGateway = await queryThroughGateway(config.dataDir, sql, limits);
     if (viaGateway) return viaGateway;
-    throw err;
+    // Another one-shot command has the engine (it serves no gateway): queue for it, saying so.
+    warehouse = await openWarehouse({
+      ...config.clickhouse,
+      dataDir: config.dataDir,
+      logger,
+      lockWait: {
+        timeoutMs: LOCK_WAIT_MS,
+        onWait: (pid) => process.stderr.write(`query: waiting up to ${LOCK_WAIT_MS / 1000}s for the embedded warehouse (in use by ${pid === undefined ? 'another process' : `pid ${pid}`})\n`),
+      },
+    });
   }
   // Ctrl-C stops the query on the engine before the process ends.
   const abort = new AbortController();

@@ -1,0 +1,102 @@
+/**
+ * Abandoned runs: runs left `running` with no live job (their jobs were lost from Redis, or
+ * removed) are marked `abandoned` by src/export/reap-abandoned.ts. Their staged rows stay, so the
+ * window can resume from them, until a later run of the window completes or the retention passes
+ * (prune.ts). These are the warehouse's questions about them.
+ */
+import { fromDateTime64, toDateTime64 } from './datetime.js';
+import type { RunKind } from './export-runs.js';
+import { selectRows } from './select-rows.js';
+import { tableName } from './sql-text.js';
+import type { Warehouse } from './warehouse.js';
+
+/** How long an abandoned run's rows are kept for a resume, at most. */
+export const ABANDONED_RETENTION_MS = 14 * 86_400_000;
+
+export interface RunOfWindow {
+  runId: string;
+  dataset: string;
+  projectId: string;
+  dateFrom: string;
+  dateTo: string;
+  kind: RunKind;
+  pages: number;
+  rows: number;
+  requests: number;
+  startedAt: Date;
+}
+
+interface RunRow {
+  run_id: string;
+  dataset: string;
+  project_id: string;
+  date_from: string;
+  date_to: string;
+  kind: RunKind;
+  pages: number | string;
+  rows: number | string;
+  requests: number | string;
+  started_at: string;
+}
+
+const COLUMNS = 'run_id, dataset, project_id, date_from, date_to, kind, pages, rows, requests, started_at';
+
+function toRun(row: RunRow): RunOfWindow {
+  return {
+    runId: row.run_id,
+    dataset: row.dataset,
+    projectId: row.project_id,
+    dateFrom: row.date_from,
+    dateTo: row.date_to,
+    kind: row.kind,
+    pages: Number(row.pages),
+    rows: Number(row.rows),
+    requests: Number(row.requests),
+    startedAt: fromDateTime64(row.started_at),
+  };
+}
+
+/** Runs still `running` that started before `startedBefore`: the candidates for `abandoned`. */
+export async function runningRunsStartedBefore(wh: Warehouse, startedBefore: Date): Promise<RunOfWindow[]> {
+  const rows = await selectRows<RunRow>(
+    wh,
+    `SELECT ${COLUMNS} FROM ${tableName(wh, 'export_runs')}
+     WHERE status = 'running' AND started_at < {before:DateTime64(3)}
+     ORDER BY started_at`,
+    { before: toDateTime64(startedBefore) },
+  );
+  return rows.map(toRun);
+}
+
+/**
+ * The run a re-enqueued window should resume instead of starting afresh: its latest `abandoned`
+ * run, if no run of the window completed after that one started and its rows are still within
+ * the retention (prune.ts deletes them past it, with the same cutoff). Null when there is none.
+ *
+ * To resume it, an export adopts its run id (rows are read back by run id: `runProgress`) and
+ * records a `running` event for it again.
+ */
+export async function latestResumableRun(
+  wh: Warehouse,
+  window: { dataset: string; projectId: string; dateFrom: string; dateTo: string },
+  options: { retentionMs?: number; now?: Date } = {},
+): Promise<RunOfWindow | null> {
+  const cutoff = new Date((options.now ?? new Date()).getTime() - (options.retentionMs ?? ABANDONED_RETENTION_MS));
+  const runs = tableName(wh, 'export_runs');
+  const rows = await selectRows<RunRow>(
+    wh,
+    `SELECT ${COLUMNS} FROM ${runs}
+     WHERE dataset = {dataset:String} AND project_id = {projectId:String}
+       AND date_from = {dateFrom:Date} AND date_to = {dateTo:Date}
+       AND status = 'abandoned' AND finished_at >= {cutoff:DateTime64(3)}
+       AND started_at > (
+         SELECT max(started_at) FROM ${runs}
+         WHERE dataset = {dataset:String} AND project_id = {projectId:String}
+           AND date_from = {dateFrom:Date} AND date_to = {dateTo:Date} AND status = 'complete'
+       )
+     ORDER BY started_at DESC, run_id DESC
+     LIMIT 1`,
+    { ...window, cutoff: toDateTime64(cutoff) },
+  );
+  return rows[0] ? toRun(rows[0]) : null;
+}
