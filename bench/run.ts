@@ -12,12 +12,16 @@ import { exportBench } from './export-bench.js';
 const only = process.argv[2];
 const dir = mkdtempSync(join(tmpdir(), 'mintpipe-bench-redis-'));
 const port = await freePort();
-const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
 const redisUrl = `redis://127.0.0.1:${port}`;
 try {
   await waitForRedis(redisUrl, 10_000);
   const lines: string[] = [];
   if (!only || only === 'export') lines.push(...(await exportBench(redisUrl)));
+  if (!only || only === 'datasets') {
+    const { datasetsBench } = await import('./datasets-bench.js');
+    lines.push(...(await datasetsBench(redisUrl)));
+  }
   if (!only || only === 'prompts') {
     const { promptsBench } = await import('./prompts-bench.js');
     lines.push(...(await promptsBench(redisUrl)));

@@ -14,7 +14,7 @@
  * - The run is marked complete last: that one insert switches readers to it.
  */
 import { InvalidRequestError, NotFoundError, type MintlifyClient } from '../api/index.js';
-import { DATASETS, FindingLog, getDataset, RowContext, type Dataset, type DatasetName, type Finding, type PageView, type PiiMode } from '../datasets/index.js';
+import { FindingLog, getDataset, RowContext, type Dataset, type DatasetName, type Finding, type PageView, type PiiMode } from '../datasets/index.js';
 import type { Logger } from '../logger.js';
 import type { RequestBudget } from '../queue/request-budget.js';
 import {
@@ -105,9 +105,6 @@ export interface ExportHooks {
 const SOURCE_WAIT_MS = 5_000;
 const SOURCE_WAITS = 720;
 
-/** Every table that holds rows of runs (pruned when their run is superseded). */
-const RUN_TABLES = DATASETS.flatMap((d) => (d.totalsTable ? [d.table, d.totalsTable] : [d.table]));
-
 export async function exportWindow(deps: ExportDeps, task: ExportTask, hooks: ExportHooks): Promise<ExportOutcome> {
   let checkpoint = task.checkpoint ?? freshCheckpoint(task.runId, 0);
   for (;;) {
@@ -156,7 +153,8 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
   const { client, warehouse, budget, settings, logger } = deps;
   const dataset = getDataset(task.dataset);
   const stored = await runProgress(warehouse, dataset.table, start.runId);
-  if (stored.batches === 0 && start.offset === 0) await recordRunEvent(warehouse, runEvent(task, start, 'running'));
+  // A run's first event; seq 1 needs no look-up of the run's events (its last event is what readers see).
+  if (stored.batches === 0 && start.offset === 0) await recordRunEvent(warehouse, { ...runEvent(task, start, 'running'), seq: 1 });
   // Resume after the last stored batch, even if the checkpoint was not saved after it.
   let cp: ExportCheckpoint = { ...start, offset: stored.nextOffset, rows: stored.rows };
   // The job's logger already carries queue, job id, dataset, project and window.
@@ -315,7 +313,9 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
   if (!done) {
     throw new PaginationError(`window has more than ${settings.maxPages} pages (MINTPIPE_MAX_PAGES); stopped at position ${state.position}`);
   }
-  return complete(deps, task, dataset, cp, checks.expectedTotals, requests, log);
+  // A resumed run's earlier keys were never in memory here; a fresh run that let none go was checked whole.
+  const keysChecked = stored.batches === 0 && checks.sawEveryKey;
+  return complete(deps, task, dataset, cp, checks.expectedTotals, requests, log, keysChecked);
 }
 
 async function complete(
@@ -326,26 +326,46 @@ async function complete(
   totals: Record<string, unknown> | undefined,
   requests: number,
   log: Logger,
+  keysChecked: boolean,
 ): Promise<ExportOutcome> {
   const { warehouse } = deps;
-  if (dataset.keyColumn) {
+  if (dataset.keyColumn && !keysChecked) {
     const duplicate = await findDuplicateKey(warehouse, dataset.table, dataset.keyColumn, cp.runId);
     if (duplicate !== null) throw new UnstableWindowError(`${dataset.keyColumn} ${JSON.stringify(duplicate.slice(0, 80))} seen twice in one run`);
   }
   if (dataset.totalsTable && !totals) throw new UnstableWindowError('window totals were lost with the checkpoint');
   await completeRun(warehouse, {
     ...runEvent(task, { ...cp, requests }, 'running'),
+    // After 'running' (1); a tie with a later event of seq 2 (e.g. 'abandoned') goes to the later event_at.
+    seq: 2,
     table: dataset.table,
     totals: dataset.totalsTable && totals ? { table: dataset.totalsTable, columns: totals } : undefined,
   });
   log.info({ event: 'export_complete', rows: cp.rows, pages: cp.pages, requests }, 'window complete');
+  await pruneDataset(warehouse, dataset, task.kind, log);
+  return { kind: 'complete', runId: cp.runId, rows: cp.rows, pages: cp.pages, requests };
+}
+
+/** A nightly window is new (nothing to supersede): prune at most this often per dataset then. */
+const NIGHTLY_PRUNE_INTERVAL_MS = 60_000;
+const lastPruneAt = new Map<string, number>();
+
+/**
+ * Reclaims the rows of this dataset's runs no reader sees any more (the run a re-export superseded,
+ * failed runs): only the dataset's own tables are scanned and cleaned. After a re-export or a manual
+ * export (which may supersede a run) always; after a nightly window, which is new, at most once a
+ * minute per dataset, so a night of many small windows is not one sweep per window.
+ */
+async function pruneDataset(warehouse: Warehouse, dataset: Dataset, kind: WindowKind, log: Logger): Promise<void> {
+  const now = performance.now();
+  if (kind === 'nightly' && now - (lastPruneAt.get(dataset.name) ?? -Infinity) < NIGHTLY_PRUNE_INTERVAL_MS) return;
+  lastPruneAt.set(dataset.name, now);
   try {
-    await pruneSuperseded(warehouse, RUN_TABLES);
+    await pruneSuperseded(warehouse, dataset.totalsTable ? [dataset.table, dataset.totalsTable] : [dataset.table]);
   } catch (err) {
     // Pruning only reclaims space; the window is already complete and correct for readers.
     log.warn({ event: 'prune_failed', err }, 'pruning superseded rows failed');
   }
-  return { kind: 'complete', runId: cp.runId, rows: cp.rows, pages: cp.pages, requests };
 }
 
 /** The ids a fanout dataset asks for: listed by the source dataset's complete run of the window, or null when there is none. */

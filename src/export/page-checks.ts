@@ -14,6 +14,7 @@ export class PageChecks {
   private recentKeys = new Set<string>();
   private previousPageKeys: string[] = [];
   private readonly cursors = new Set<string>();
+  private forgotKeys = false;
 
   constructor(
     private readonly options: { limit: number | undefined; keyColumn: string | undefined; paginated: boolean },
@@ -66,7 +67,16 @@ export class PageChecks {
 
   /** A batch was loaded: keep only the last page's keys to compare with the next page. */
   batchLoaded(): void {
+    if (this.recentKeys.size > this.previousPageKeys.length) this.forgotKeys = true;
     this.recentKeys = new Set(this.previousPageKeys);
+  }
+
+  /**
+   * Whether every key of the run so far was compared with every other here: then the warehouse need
+   * not look for a key stored twice. False once a loaded batch's keys were let go.
+   */
+  get sawEveryKey(): boolean {
+    return !this.forgotKeys;
   }
 }
 
