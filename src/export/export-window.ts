@@ -296,6 +296,8 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
       // before fetching on, so a crash costs at most one batch of requests. Without one, overlap.
       if (loader.pendingRows >= settings.batchRows || Date.now() - lastFlushAt >= (settings.flushIntervalMs ?? 5000)) {
         lastFlushAt = Date.now();
+        // Memory stays flat: the checks let go of the batch's keys (the warehouse checks them at the end).
+        checks.batchLoaded();
         await loader.flush(state.position, state.cursor ?? '', budget.limited);
       }
     }

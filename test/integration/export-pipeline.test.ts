@@ -137,6 +137,26 @@ describe('window export into the warehouse', () => {
     expect(String(runs[0]?.error)).toContain(`path ${JSON.stringify(truth.visitors[5]!.path)} seen twice`);
   });
 
+  it('finds an item repeated across batches in the warehouse before completing, and starts over (memory keeps one batch)', async () => {
+    const project = 'dup-batches';
+    const item = (id: string) => ({ id, path: '/x', comment: null, createdAt: null, source: 'agent', status: 'pending' });
+    // 12 cursor pages of 100 items (batches of 1000 rows = 10 pages): page 12 repeats an item of page 1.
+    const pages = Array.from({ length: 12 }, (_, p) => ({
+      feedback: Array.from({ length: 100 }, (_, i) => item(p === 11 && i === 0 ? 'p0-5' : `p${p}-${i}`)),
+      nextCursor: p === 11 ? null : `c${p}`,
+      hasMore: p !== 11,
+    }));
+    stack.emulator.control.script('feedback', pages.map((body) => ({ kind: 'body' as const, body })));
+    const [result] = await stack.exportWindows([{ dataset: 'feedback', projectId: project, dateFrom: '2026-10-15', dateTo: '2026-10-16' }]);
+    expect(result?.state).toBe('completed');
+    const runs = await stack.rows(`SELECT status, error FROM export_runs WHERE project_id = '${project}' ORDER BY started_at`);
+    expect(runs.map((r) => r.status)).toEqual(['unstable', 'complete']);
+    expect(String(runs[0]?.error)).toContain('id "p0-5" seen twice in one run');
+    const truth = stack.emulator.control.truth('feedback', project, '2026-10-15', '2026-10-16');
+    const ids = await stack.rows(`SELECT id FROM feedback WHERE project_id = '${project}' ORDER BY id`);
+    expect(ids.map((r) => r.id)).toEqual(truth.items.map((f) => f.id).sort());
+  });
+
   it('fails a run when a page is empty but says hasMore, instead of looping', async () => {
     const project = 'loop-600';
     const w = { projectId: project, dateFrom: '2026-10-11', dateTo: '2026-10-12' };
