@@ -3,7 +3,7 @@
  * truth; our pid file names the mintpipe process behind it, and lets a second process refuse
  * before the engine prints its own lock error to stderr.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const PID_FILE = 'mintpipe.pid';
@@ -81,4 +81,49 @@ export function writePidFile(path: string): void {
 export function removePidFile(path: string): void {
   const file = join(path, PID_FILE);
   if (readPid(file, /^\s*(\d+)/) === process.pid) rmSync(file, { force: true });
+}
+
+const OPEN_LOCK_FILE = 'mintpipe.open.lock';
+/** An open lock whose file names no pid yet is being written; older than this, it was left by a crash. */
+const UNNAMED_OPEN_LOCK_MS = 5_000;
+const OPEN_LOCK_WAIT_MS = 30_000;
+
+/**
+ * Runs `body` (the engine's open and our pid file) while holding `mintpipe.open.lock`, a file
+ * created exclusively, so that mintpipe processes opening the directory at once take turns and
+ * each sees the previous one's pid file instead of asking the engine. A lock file naming a dead
+ * or zombie process is taken over. The wait is short: an open holds it for ~100 ms.
+ */
+export async function withOpenLock<T>(path: string, body: () => T): Promise<T> {
+  const file = join(path, OPEN_LOCK_FILE);
+  const deadline = Date.now() + OPEN_LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (openLockIsStale(file)) {
+        rmSync(file, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${file}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  try {
+    return body();
+  } finally {
+    if (readPid(file, /^\s*(\d+)/) === process.pid) rmSync(file, { force: true });
+  }
+}
+
+function openLockIsStale(file: string): boolean {
+  const pid = readPid(file, /^\s*(\d+)/);
+  if (pid !== undefined) return !isAlive(pid);
+  try {
+    return Date.now() - statSync(file).mtimeMs > UNNAMED_OPEN_LOCK_MS;
+  } catch {
+    return false; // removed meanwhile: try again
+  }
 }

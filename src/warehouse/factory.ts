@@ -9,7 +9,7 @@ import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions
 import { UsageError } from '../errors.js';
 import { clientLogOptions } from './client-log.js';
 import type { Logger } from '../logger.js';
-import { lockHolder, recordedHolder, removePidFile, writePidFile } from './embedded-lock.js';
+import { lockHolder, recordedHolder, removePidFile, withOpenLock, writePidFile } from './embedded-lock.js';
 import { WarehouseLockedError, WarehouseProcessBoundError, WarehouseUnavailableError } from './errors.js';
 import { applyMigrations, type Migration } from './migrations.js';
 import { isPlainIdentifier } from './sql-text.js';
@@ -124,19 +124,27 @@ async function openEmbeddedEngine(options: OpenWarehouseOptions): Promise<Wareho
     mkdirSync(path, { recursive: true });
     // Loaded here so a server deployment never pays for the engine (~250 MB resident once loaded).
     const { createChdbConnection } = await import('chdb/connection');
-    try {
-      connection = createChdbConnection({ path });
-    } catch (err) {
-      const holder = lockHolder(path);
-      if (holder !== undefined) throw new WarehouseLockedError(path, holder, { cause: err });
-      if (existsSync(join(path, 'status'))) throw new EngineRefusedError(new WarehouseLockedError(path, undefined), { cause: err });
-      throw err;
-    }
+    // One mintpipe process at a time asks the engine for the directory, and only when no live holder
+    // is recorded: an engine that refuses prints its own lock error to stderr.
+    connection = await withOpenLock(path, () => {
+      const holder = recordedHolder(path);
+      if (holder !== undefined) throw new WarehouseLockedError(path, holder);
+      let opened;
+      try {
+        opened = createChdbConnection({ path });
+      } catch (err) {
+        const named = lockHolder(path);
+        if (named !== undefined) throw new WarehouseLockedError(path, named, { cause: err });
+        if (existsSync(join(path, 'status'))) throw new EngineRefusedError(new WarehouseLockedError(path, undefined), { cause: err });
+        throw err;
+      }
+      writePidFile(path);
+      return opened;
+    });
   } catch (err) {
     release();
     throw err;
   }
-  writePidFile(path);
 
   let closed = false;
   // chdb types its connection against @clickhouse/client-common, which the client now bundles as its
