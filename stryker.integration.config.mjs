@@ -1,0 +1,31 @@
+// `npm run mutation:integration`: the modules whose guarantees only the integration tests reach
+// (Redis, the embedded engine, servers), run against vitest.mutation.config.ts. Slow (hours for the
+// whole list on 2 cores): run one module at a time, e.g.
+//   npm run mutation:integration -- --mutate src/queue/request-budget.ts
+// Not part of CI. The unit-backed modules are in stryker.config.mjs (`npm run mutation`).
+import base from './stryker.config.mjs';
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  ...base,
+  mutate: [
+    'src/queue/request-budget.ts', // shared request budget (sliding window)
+    'src/export/export-window.ts', // window load
+    'src/export/batch-loader.ts', // window load: batches and checkpoints
+    'src/warehouse/export-runs.ts', // window completion records
+    'src/prompts/send-prompt.ts', // prompt send: at most once, ambiguous on doubt
+    'src/prompts/prompt-store.ts', // prompt ledger
+    'src/warehouse/read-only-query.ts', // SQL gate: entry point
+    'src/warehouse/read-only-session.ts', // SQL gate: the engine's readonly session
+    'src/warehouse/query-limits.ts', // SQL gate: timeout, rows, memory
+    'src/warehouse/sql-ast.ts', // SQL gate: the engine's parse
+    'src/logger.ts', // redaction in logs
+  ],
+  vitest: { configFile: 'vitest.mutation.config.ts', related: true },
+  // Integration tests start stacks (Redis queues, the embedded engine): give a mutant time before
+  // calling it a timeout.
+  timeoutMS: 60_000,
+  timeoutFactor: 2,
+  htmlReporter: { fileName: 'test-artifacts/mutation-integration/index.html' },
+  jsonReporter: { fileName: 'test-artifacts/mutation-integration/mutation.json' },
+};
