@@ -12,9 +12,11 @@
  * Every step here is idempotent: a run that died half-way through is completed by the next run of
  * the prompt's job, which finds it final and hands over again.
  */
-import { passLane } from './lanes.js';
+import { isTerminalStatus } from '../api/index.js';
+import { passLane, type SeenJob } from './lanes.js';
 import type { PromptRecord } from './prompt-record.js';
-import type { StepScope } from './step-scope.js';
+import { sendStep } from './send-prompt.js';
+import { StepScope } from './step-scope.js';
 
 export async function handOver(scope: StepScope, record: PromptRecord): Promise<void> {
   const { store, queue } = scope.ctx;
@@ -31,5 +33,27 @@ export async function handOver(scope: StepScope, record: PromptRecord): Promise<
       if (skipped.ok) await store.leaveLane(step);
     }
   }
-  await passLane(store, queue, record);
+  await passLane(store, queue, record, seenJob(record), { send: (head) => sendNext(scope, head), guardMs: scope.ctx.timing.sendGuardMs });
+}
+
+/**
+ * The next prompt of the lane, sent in this run: its agent job is not left idle for a queue round
+ * trip. Returns the delay to its first poll (0 when it already ended, so its job hands over).
+ */
+async function sendNext(scope: StepScope, head: PromptRecord): Promise<number> {
+  const next = new StepScope(scope.ctx, head);
+  const outcome = await sendStep(next, head);
+  if (outcome.kind !== 'wait') {
+    await next.flush();
+    return 0;
+  }
+  next.flush().catch((err: unknown) => next.logger.warn({ event: 'prompt_events_write_failed', err }, 'events left for the next run'));
+  return outcome.delayMs;
+}
+
+/** The job as the prompt's last poll saw it, when that poll is what ended it (completed or failed). */
+function seenJob(record: PromptRecord): SeenJob | undefined {
+  if (record.status !== 'completed' && record.status !== 'failed') return undefined;
+  if (!record.jobId || !record.lastStatus || !isTerminalStatus(record.lastStatus) || record.finishedAtMs === undefined) return undefined;
+  return { jobId: record.jobId, snapshot: { status: record.lastStatus, prLink: record.prLink }, atMs: record.finishedAtMs };
 }

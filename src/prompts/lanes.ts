@@ -5,10 +5,17 @@
  * idempotent (stable job ids, LREM of an absent id), so a worker that dies between "final" and
  * "next job added" is simply re-run by BullMQ and completes the hand-over.
  */
-import { addPromptJobs, promptJobId } from './prompt-jobs.js';
-import type { PromptRecord } from './prompt-record.js';
+import { addPromptJobs, promptJobId, rescheduleDelayedPromptJob } from './prompt-jobs.js';
+import type { JobSnapshot, PromptRecord } from './prompt-record.js';
 import type { PromptStore } from './prompt-store.js';
 import type { Queue } from 'bullmq';
+
+/** The agent job as the prompt handing its lane on last saw it, and when. */
+export interface SeenJob {
+  jobId: string;
+  snapshot: JobSnapshot;
+  atMs: number;
+}
 
 /** Adds the queue jobs of these lane heads (no-op for jobs that exist). */
 export async function startLaneHeads(store: PromptStore, queue: Queue, headIds: readonly string[]): Promise<void> {
@@ -24,14 +31,54 @@ export async function startLaneHeads(store: PromptStore, queue: Queue, headIds: 
  */
 export async function repairLaneHeads(store: PromptStore, queue: Queue, headIds: readonly string[]): Promise<void> {
   await startLaneHeads(store, queue, headIds);
-  for (const head of (await store.readMany(headIds)).filter((r): r is PromptRecord => r !== undefined && !r.done)) {
-    const job = await queue.getJob(promptJobId(head.promptId, head.attempt));
-    if (job && (await job.getState()) === 'failed') await job.retry('failed');
+  const open = (await store.readMany(headIds)).filter((r): r is PromptRecord => r !== undefined && !r.done);
+  // Looked up side by side: a batch of thousands of lanes starts its sends without delay.
+  for (let start = 0; start < open.length; start += 100) {
+    await Promise.all(
+      open.slice(start, start + 100).map(async (head) => {
+        const job = await queue.getJob(promptJobId(head.promptId, head.attempt));
+        if (job && (await job.getState()) === 'failed') await job.retry('failed');
+      }),
+    );
   }
 }
 
-/** Hands a final prompt's lane on to the next prompt for the same agent job. */
-export async function passLane(store: PromptStore, queue: Queue, record: PromptRecord): Promise<void> {
+/**
+ * Sends a lane's new head right away, in the run that ended the prompt ahead of it; resolves with
+ * the delay until its job's next run (its first poll), or rejects (the job then takes over).
+ */
+export type SendNow = (head: PromptRecord) => Promise<number>;
+
+/**
+ * Hands a final prompt's lane on to the next prompt for the same agent job. What the finished
+ * prompt just saw of the job goes with it: seen terminal a moment ago, the job needs no second
+ * look, and the next prompt is sent at once by `sendNow` — its queue job is added first, delayed
+ * by `guardMs` (longer than a send can take), so a worker dying mid-send leaves a job that finds
+ * the prompt `sending` and never posts again. Otherwise the next prompt's job goes ahead of the
+ * queue.
+ */
+export async function passLane(
+  store: PromptStore,
+  queue: Queue,
+  record: PromptRecord,
+  seen?: SeenJob,
+  sendNow?: { send: SendNow; guardMs: number },
+): Promise<void> {
   const next = await store.leaveLane(record);
-  if (next) await startLaneHeads(store, queue, [next]);
+  if (!next) return;
+  const [head] = await store.readMany([next]);
+  if (!head || head.done) return;
+  // A chain's follow-up has no job id until it is sent: its job is the one the chain ran on.
+  if (seen && sendNow && head.status === 'queued' && (head.jobId || seen.jobId) === seen.jobId) {
+    if (!(await store.patch(head, { before: JSON.stringify(seen.snapshot), checkedAt: seen.atMs }))) return addPromptJobs(queue, [head], { first: true });
+    await addPromptJobs(queue, [head], { delayMs: sendNow.guardMs });
+    let delayMs = 0;
+    try {
+      delayMs = await sendNow.send({ ...head, before: seen.snapshot, checkedAtMs: seen.atMs });
+    } catch {
+      // The job, due now, takes over from where the send stopped.
+    }
+    return rescheduleDelayedPromptJob(queue, head, delayMs);
+  }
+  await addPromptJobs(queue, [head], { first: true });
 }

@@ -51,18 +51,24 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
     // number, spread over the doubling interval, is the time the server had to start the run.
     if (isTerminalStatus(job.status) && isOutcomeOfThisSend(record, job, observedActive, polls, ctx.timing.unchangedPollsToSettle)) {
       // With the run seen active, it ended between the last look and this one: a run time to learn.
-      if (observedActive && record.status === 'polling') ctx.pace.observe(record, (record.polledAtMs ?? sentAtMs) - sentAtMs, now - sentAtMs);
+      // A look that came later than planned (a busy queue) says nothing about the run after the
+      // planned time: taking that as the end keeps a busy queue from teaching ever later polls.
+      const endedBy = Math.min(now, record.pollDueAtMs ?? now) - sentAtMs;
+      if (observedActive && record.status === 'polling') ctx.pace.observe(record, (record.polledAtMs ?? sentAtMs) - sentAtMs, endedBy);
       return settle(scope, record, job, polls, observedActive);
     }
     if (now >= deadlineMs) return deadlinePassed(scope, record, polls, job.status, undefined);
-    await ctx.store.patch(record, { polls, observedActive, lastStatus: job.status, polledAt: job.status === 'active' ? now : null });
-  } else {
-    if (now >= deadlineMs) return deadlinePassed(scope, record, polls, record.lastStatus, pollError);
-    // An ambiguous prompt keeps the description of its send in `error`.
-    await ctx.store.patch(record, record.status === 'polling' ? { polls, error: `last poll failed: ${errorText(pollError)}` } : { polls });
-  }
+  } else if (now >= deadlineMs) return deadlinePassed(scope, record, polls, record.lastStatus, pollError);
   let delayMs = Math.min(ctx.pace.nextPollMs(record, now - sentAtMs, polls), deadlineMs - now);
   if (pollError instanceof RateLimitedError) delayMs = Math.max(delayMs, pollError.retryAfterMs);
+  const pollDueAt = now + Math.ceil(delayMs);
+  if (job) {
+    const observedActive = record.observedActive || job.status === 'active';
+    await ctx.store.patch(record, { polls, observedActive, lastStatus: job.status, polledAt: job.status === 'active' ? now : null, pollDueAt });
+  } else {
+    // An ambiguous prompt keeps the description of its send in `error`.
+    await ctx.store.patch(record, record.status === 'polling' ? { polls, error: `last poll failed: ${errorText(pollError)}`, pollDueAt } : { polls, pollDueAt });
+  }
   return wait(delayMs, 'polling');
 }
 

@@ -44,7 +44,14 @@ export interface PromptContext {
 export function createPromptContext(deps: PromptDeps): PromptContext {
   const store = new PromptStore(deps.redis, deps.config.queuePrefix, deps.config.prompts.retentionMs);
   const { pollInitialMs, pollMaxMs, deadlineMs, createBudget } = deps.config.prompts;
-  const timing: PromptTiming = { pollInitialMs, pollMaxMs, deadlineMs, unchangedPollsToSettle: 3, maxConsecutiveFailures: 10 };
+  const timing: PromptTiming = {
+    pollInitialMs,
+    pollMaxMs,
+    deadlineMs,
+    unchangedPollsToSettle: 3,
+    maxConsecutiveFailures: 10,
+    sendGuardMs: deps.config.api.timeoutMs + 5000,
+  };
   const prefix = deps.config.queuePrefix;
   return {
     store,

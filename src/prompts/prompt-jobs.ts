@@ -42,17 +42,41 @@ const JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 30 * 86_400 },
 };
 
-export async function addPromptJobs(queue: Queue, records: ReadonlyArray<Pick<PromptRecord, 'batchId' | 'promptId' | 'attempt'>>): Promise<void> {
+export async function addPromptJobs(
+  queue: Queue,
+  records: ReadonlyArray<Pick<PromptRecord, 'batchId' | 'promptId' | 'attempt'>>,
+  options: {
+    /**
+     * Ahead of the jobs waiting: a lane handed on goes next, so its agent job does not sit idle
+     * behind polls that fell due. @default false
+     */
+    first?: boolean;
+    /** Run no sooner than this. @default 0 */
+    delayMs?: number;
+  } = {},
+): Promise<void> {
   if (records.length === 0) return;
   await queue.addBulk(
     records.map((r) => ({
       name: PROMPT_JOB,
       data: { batchId: r.batchId, promptId: r.promptId, attempt: r.attempt } satisfies PromptJobData,
-      opts: { ...JOB_OPTIONS, jobId: promptJobId(r.promptId, r.attempt) },
+      opts: {
+        ...JOB_OPTIONS,
+        jobId: promptJobId(r.promptId, r.attempt),
+        ...(options.first ? { lifo: true } : {}),
+        ...(options.delayMs ? { delay: options.delayMs } : {}),
+      },
     })),
   );
 }
 
 export async function addBatchJob(queue: Queue, batchId: string, generation: number): Promise<void> {
   await queue.add(BATCH_JOB, { batchId } satisfies BatchJobData, { ...JOB_OPTIONS, jobId: batchJobId(batchId, generation) });
+}
+
+/** Moves a delayed prompt job to run after `delayMs` (0: now); no-op when it is not delayed any more. */
+export async function rescheduleDelayedPromptJob(queue: Queue, record: Pick<PromptRecord, 'promptId' | 'attempt'>, delayMs: number): Promise<void> {
+  const job = await queue.getJob(promptJobId(record.promptId, record.attempt));
+  if (!job || !(await job.isDelayed())) return;
+  await job.changeDelay(Math.max(0, Math.ceil(delayMs))).catch(() => undefined);
 }

@@ -57,6 +57,8 @@ export interface PromptRecord {
   polls: number;
   /** Epoch ms of the last poll that found the job still running (the pace learns run times from it). */
   polledAtMs: number | undefined;
+  /** Epoch ms the next poll is planned for (a queue may run it later). */
+  pollDueAtMs: number | undefined;
   /** The agent job was seen `active` after the send (the POST's answer counts). */
   observedActive: boolean;
   /** Last status seen after the send. */
@@ -67,6 +69,8 @@ export interface PromptRecord {
   waitingSinceMs: number | undefined;
   /** GETs before the send (their count drives the backoff of waiting). */
   checks: number;
+  /** Epoch ms when `before` was seen by the prompt ahead in the lane (a fresh look spares a GET). */
+  checkedAtMs: number | undefined;
   /** Consecutive failed attempts to check or send that proved nothing was sent. */
   failures: number;
 }
@@ -96,12 +100,14 @@ export const F = {
   finishedAt: 'finishedAt',
   polls: 'polls',
   polledAt: 'polledAt',
+  pollDueAt: 'pollDueAt',
   observedActive: 'observedActive',
   lastStatus: 'lastStatus',
   prLink: 'prLink',
   error: 'error',
   waitingSince: 'waitingSince',
   checks: 'checks',
+  checkedAt: 'checkedAt',
   failures: 'failures',
 } as const;
 
@@ -163,12 +169,14 @@ export function decodeRecord(promptId: string, hash: Record<string, string>): Pr
     finishedAtMs: optionalInt(hash[F.finishedAt]),
     polls: int(hash[F.polls]),
     polledAtMs: optionalInt(hash[F.polledAt]),
+    pollDueAtMs: optionalInt(hash[F.pollDueAt]),
     observedActive: hash[F.observedActive] === '1',
     lastStatus: agentStatus(hash[F.lastStatus]),
     prLink: hash[F.prLink] || null,
     error: hash[F.error] || undefined,
     waitingSinceMs: optionalInt(hash[F.waitingSince]),
     checks: int(hash[F.checks]),
+    checkedAtMs: optionalInt(hash[F.checkedAt]),
     failures: int(hash[F.failures]),
   };
 }

@@ -15,6 +15,8 @@ export interface PromptTiming {
   unchangedPollsToSettle: number;
   /** Failed checks or unconnected sends in a row after which a prompt is rejected unsent. @default 10 */
   maxConsecutiveFailures: number;
+  /** Longer than any send can take (the API timeout and a margin): a job guarding a send in progress waits this long. */
+  sendGuardMs: number;
 }
 
 /** Delay before the (n+1)-th check: pollInitialMs doubling up to pollMaxMs. */

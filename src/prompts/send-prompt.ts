@@ -4,7 +4,8 @@
  * 1. only the head of its lane sends (earlier prompts to the same agent job, or of the same chain,
  *    come first);
  * 2. for a message, a GET shows the agent job is not `active` (never message a running job) and
- *    not archived; a create has no job yet;
+ *    not archived — or the prompt ahead in the lane saw it end within the last second; a create
+ *    has no job yet;
  * 3. the project's budget grants a slot (else: wait, as a delayed job);
  * 4. queued → sending is claimed atomically in Redis BEFORE the POST; a run that later finds
  *    `sending` cannot know whether the POST went out, so it never posts (see prompt-step.ts);
@@ -17,6 +18,7 @@ import {
   AmbiguousSendError,
   AuthError,
   InvalidRequestError,
+  isTerminalStatus,
   MintlifyApiError,
   NetworkError,
   NotFoundError,
@@ -28,6 +30,9 @@ import { backoffMs, GET_RETRY } from './prompt-context.js';
 import type { PromptRecord } from './prompt-record.js';
 import type { StepScope } from './step-scope.js';
 import { wait, type StepOutcome } from './step-outcome.js';
+
+/** How long a look at the job by the prompt ahead in its lane stands in for a check of our own. */
+const FRESH_LOOK_MS = 1000;
 
 export async function sendStep(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
   const { ctx } = scope;
@@ -41,6 +46,11 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
   // A follow-up of a chain that created its job goes to the job its first row created.
   const jobId = record.jobId || (await chainJobId(scope, record));
   if (!jobId) return scope.finish(record, 'skipped', { error: 'not sent: the agent job of its chain is not known' });
+  // The prompt ahead in the lane saw the job end a moment ago: no second look is needed.
+  const seen = record.before;
+  if (seen && record.checkedAtMs !== undefined && ctx.now() - record.checkedAtMs <= FRESH_LOOK_MS && isTerminalStatus(seen.status) && seen.status !== 'archived') {
+    return post(scope, record, jobId, JSON.stringify(seen));
+  }
 
   let job: AgentJob;
   try {
@@ -100,8 +110,10 @@ async function post(scope: StepScope, record: PromptRecord, jobId: string | unde
   } catch (err) {
     return sendFailed(scope, sending, err);
   }
+  const firstPollMs = ctx.pace.firstPollMs(record);
   const polling = await scope.move(sending, 'polling', {
     jobId: answer.id,
+    pollDueAt: ctx.now() + Math.ceil(firstPollMs),
     observedActive: answer.status === 'active',
     lastStatus: answer.status,
     waitingSince: null,
@@ -109,7 +121,7 @@ async function post(scope: StepScope, record: PromptRecord, jobId: string | unde
     error: null,
   });
   if (!polling.ok) return { kind: 'skipped', reason: `sent, but the record moved on: ${polling.reason}` };
-  return wait(ctx.pace.firstPollMs(polling.record), 'sent; first poll');
+  return wait(firstPollMs, 'sent; first poll');
 }
 
 async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown): Promise<StepOutcome> {

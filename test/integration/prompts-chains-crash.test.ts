@@ -11,6 +11,7 @@ import { batchStatus, PromptStore, submitBatch, type PromptInput } from '../../s
 import { openWarehouse, runQuery } from '../../src/warehouse/index.js';
 import { TEST_API_KEY } from '../support/prompts-stack.js';
 import { until } from '../support/wait.js';
+import { queueKeyPrefix } from '../../src/queue/queue-names.js';
 
 const children: ChildProcess[] = [];
 let emulator: RunningEmulator | undefined;
@@ -51,11 +52,13 @@ describe('a batch of chains that create their jobs, its worker killed mid-batch'
       MINTPIPE_POLL_MAX: '200ms',
       MINTPIPE_PROMPT_CONCURRENCY: '8',
       MINTPIPE_LOCK_DURATION: '1s',
+      // A send in progress is guarded by its job for the API timeout and 5 s: keep that short here.
+      MINTPIPE_HTTP_TIMEOUT: '2s',
       MINTPIPE_STALLED_INTERVAL: '500ms',
       LOG_LEVEL: 'warn',
     };
     redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
-    queue = new Queue('prompts', { connection: redis, prefix: env.MINTPIPE_QUEUE_PREFIX });
+    queue = new Queue('prompts', { connection: redis, prefix: queueKeyPrefix(env.MINTPIPE_QUEUE_PREFIX!) });
     const store = new PromptStore(redis, env.MINTPIPE_QUEUE_PREFIX);
     const chains = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
     const rows: PromptInput[] = [];

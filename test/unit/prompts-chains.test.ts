@@ -136,7 +136,7 @@ describe('ids of rows with creates and chains', () => {
 });
 
 describe('the poll pace', () => {
-  const timing = { pollInitialMs: 500, pollMaxMs: 5000, deadlineMs: 60_000, unchangedPollsToSettle: 3, maxConsecutiveFailures: 10 };
+  const timing = { pollInitialMs: 500, pollMaxMs: 5000, deadlineMs: 60_000, unchangedPollsToSettle: 3, maxConsecutiveFailures: 10, sendGuardMs: 35_000 };
   const prompt = { projectId: 'p', kind: 'message' };
 
   it('backs off from pollInitialMs until it has seen a few runs end', () => {
