@@ -38,7 +38,9 @@ export class RowContext {
   /** DateTime64(3, 'UTC') text of an API timestamp; null for null, and for text that is no date (recorded). */
   timestamp(where: string, value: string | null | undefined): string | null {
     if (value === null || value === undefined) return null;
-    const ms = Date.parse(value);
+    // A timestamp without a zone is UTC (as the API's are), never the machine's local time.
+    const zoneless = /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/.test(value);
+    const ms = Date.parse(zoneless ? `${value.replace(' ', 'T')}${value.length > 10 ? 'Z' : ''}` : value);
     if (Number.isNaN(ms)) {
       this.log.add('invalid_text', `${where}: ${JSON.stringify(value.slice(0, 60))} is not a timestamp; stored as NULL`);
       return null;

@@ -44,6 +44,9 @@ describe('rows of the datasets', () => {
   it('turns timestamps into DateTime64 text in UTC, and text that is no date into NULL with a finding', () => {
     const { log, ctx } = context();
     expect(ctx.timestamp('t', '2026-10-01T12:34:56.789+02:00')).toBe('2026-10-01 10:34:56.789');
+    expect(ctx.timestamp('t', '2026-10-01 12:34:56')).toBe('2026-10-01 12:34:56.000');
+    expect(ctx.timestamp('t', '2026-10-01T12:34')).toBe('2026-10-01 12:34:00.000');
+    expect(ctx.timestamp('t', '2026-10-01')).toBe('2026-10-01 00:00:00.000');
     expect(ctx.timestamp('t', null)).toBeNull();
     expect(log.drain()).toEqual([]);
     expect(ctx.timestamp('t', 'yesterday')).toBeNull();
