@@ -3,18 +3,34 @@ import { startEmulator } from '../src/emulator/index.js';
 
 const latencyMs = Number(process.argv[2] ?? 25);
 const agentTimeMs = Number(process.argv[3] ?? 1000);
-const emulator = await startEmulator({ port: 0, latencyMs, agentTimeMs, jobsPerProject: 1000 });
+const agentTimeJitter = Number(process.argv[4] ?? 0);
+const emulator = await startEmulator({ port: 0, latencyMs, agentTimeMs, agentTimeJitter, jobsPerProject: 1000 });
 process.stdout.write(`${emulator.url}\n`);
 process.on('SIGTERM', () => void emulator.close().then(() => process.exit(0)));
 // The parent asks for what the emulator saw (over the IPC channel of `fork`).
 process.on('message', (message) => {
   if (message !== 'stats') return;
   const keys = emulator.messages.map((m) => `${m.projectId}\u0000${m.jobId}\u0000${m.prompt}`);
+  const createKeys = emulator.creates.map((c) => `${c.projectId}\u0000${c.prompt}`);
+  // The agents' own time per job: the runs its create and messages started, one after another.
+  const agentMsByJob = new Map<string, number>();
+  for (const run of [...emulator.creates, ...emulator.messages]) {
+    const key = `${run.projectId}\u0000${run.jobId}`;
+    agentMsByJob.set(key, (agentMsByJob.get(key) ?? 0) + run.runMs);
+  }
+  const runsByJob = new Map<string, number>();
+  for (const run of [...emulator.creates, ...emulator.messages]) runsByJob.set(`${run.projectId}\u0000${run.jobId}`, (runsByJob.get(`${run.projectId}\u0000${run.jobId}`) ?? 0) + 1);
+  let longest = { agentMs: 0, runs: 0 };
+  for (const [key, agentMs] of agentMsByJob) if (agentMs > longest.agentMs) longest = { agentMs, runs: runsByJob.get(key)! };
   process.send?.({
     messageRequests: emulator.counters.messageRequests,
+    createRequests: emulator.counters.createRequests,
     jobRequests: emulator.counters.jobRequests,
     messages: emulator.messages.length,
-    duplicates: keys.length - new Set(keys).size,
+    creates: emulator.creates.length,
+    duplicates: keys.length - new Set(keys).size + createKeys.length - new Set(createKeys).size,
     sentWhileActive: emulator.messages.filter((m) => m.statusBefore === 'active').length,
+    longestChainAgentMs: longest.agentMs,
+    longestChainRuns: longest.runs,
   });
 });

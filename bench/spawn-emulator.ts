@@ -2,14 +2,26 @@ import { fork, type ChildProcess } from 'node:child_process';
 
 export interface EmulatorStats {
   messageRequests: number;
+  createRequests: number;
   jobRequests: number;
   messages: number;
+  creates: number;
+  /** POSTs (messages and creates) the emulator processed more than once. */
   duplicates: number;
   sentWhileActive: number;
+  /** The agent job whose runs took longest in all: its run times summed, and how many runs. */
+  longestChainAgentMs: number;
+  longestChainRuns: number;
 }
 
-export async function spawnEmulator(latencyMs: number, agentTimeMs = 1000): Promise<{ url: string; child: ChildProcess; stats(): Promise<EmulatorStats>; stop(): void }> {
-  const child = fork('bin/run-ts.js', ['bench/emulator-child.ts', String(latencyMs), String(agentTimeMs)], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+export async function spawnEmulator(
+  latencyMs: number,
+  agentTimeMs = 1000,
+  agentTimeJitter = 0,
+): Promise<{ url: string; child: ChildProcess; stats(): Promise<EmulatorStats>; stop(): void }> {
+  const child = fork('bin/run-ts.js', ['bench/emulator-child.ts', String(latencyMs), String(agentTimeMs), String(agentTimeJitter)], {
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
     child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
