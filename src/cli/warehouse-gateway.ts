@@ -97,6 +97,17 @@ export async function serveWarehouseGateway(warehouse: Warehouse, dataDir: strin
   };
 }
 
+/** The pid of the live process serving this data dir's gateway; undefined when none does. */
+export function gatewayPid(dataDir: string): number | undefined {
+  try {
+    const { pid } = JSON.parse(readFileSync(join(dataDir, fileName), 'utf8')) as GatewayFile;
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Runs a read-only query through the process holding the warehouse; undefined when there is none.
  * Plain node:http, without a response deadline: the gateway enforces the query's own timeout.

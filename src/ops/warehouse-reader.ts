@@ -5,7 +5,8 @@
  * SELECTs; through the gateway each one is judged and run read-only there.
  */
 import type { QueryResult, Warehouse } from '../warehouse/index.js';
-import { selectRows, WarehouseLockedError } from '../warehouse/index.js';
+import { selectRows } from '../warehouse/index.js';
+import { WarehouseGatewayError } from './warehouse-gateway-error.js';
 
 export interface WarehouseReader {
   /** Database of mintpipe's tables and views (what `tableName` qualifies names with). */
@@ -88,17 +89,22 @@ export interface WarehouseOpener {
 }
 
 /**
- * A reader of the warehouse: this process's own when it can open it; the running installation's
- * gateway when another process holds the embedded engine (the lock error is kept for when that
- * gateway does not answer either).
+ * A reader of the warehouse: through the running installation's gateway when another live process
+ * serves one for this data dir (it holds the embedded engine; opening it here would only wait for
+ * it), otherwise this process's own (a server, a free embedded directory, or one it already holds).
  */
 export async function openReader(source: WarehouseOpener, settings: ReaderSettings | undefined): Promise<WarehouseReader> {
-  try {
-    return directReader(await source.warehouse());
-  } catch (err) {
-    if (!(err instanceof WarehouseLockedError) || !settings) throw err;
-    const { queryThroughGateway } = await import('../cli/warehouse-gateway.js');
-    const dataDir = settings.dataDir;
-    return gatewayReader(settings.clickhouse.database, (sql) => queryThroughGateway(dataDir, sql, GATEWAY_LIMITS), () => err);
+  if (settings) {
+    const { gatewayPid, queryThroughGateway } = await import('../cli/warehouse-gateway.js');
+    const holder = gatewayPid(settings.dataDir);
+    if (holder !== undefined && holder !== process.pid) {
+      const dataDir = settings.dataDir;
+      return gatewayReader(
+        settings.clickhouse.database,
+        (sql) => queryThroughGateway(dataDir, sql, GATEWAY_LIMITS),
+        () => new WarehouseGatewayError(holder),
+      );
+    }
   }
+  return directReader(await source.warehouse());
 }

@@ -1,0 +1,131 @@
+/**
+ * What `mintpipe status` reports, gathered from Redis (queues, schedules, the budget, the running
+ * installation's published processes) and the warehouse (each dataset's freshness, failures and
+ * findings). The warehouse is read like `query` reads it — directly when free, through the running
+ * installation when it holds the embedded engine — and a warehouse that cannot be read becomes a
+ * one-line note rather than a failed status.
+ */
+import { isDatasetName } from '../datasets/index.js';
+import type { ExportJobData } from '../export/enqueue.js';
+import { projectDatasets } from '../export/nightly-plan.js';
+import { ALL_QUEUES, QUEUE_NAMES } from '../queue/queue-names.js';
+import { analyticsBudget } from '../queue/request-budget.js';
+import { listSchedules } from '../queue/schedules.js';
+import { datasetFreshness, type DatasetFreshness } from './dataset-freshness-reads.js';
+import { budgetRate, readInstallation, type InstallationView } from './installation-reads.js';
+import type { OpsSource } from './ops-source.js';
+import { openReader } from './warehouse-reader.js';
+import { formatRate } from '../../config/index.js';
+
+/** A dataset row of the report: freshness from the warehouse, and whether the nightly plan exports it. */
+export interface DatasetStatus extends Omit<DatasetFreshness, 'projectId'> {
+  /** null for an enabled dataset when no project is configured. */
+  projectId: string | null;
+  enabled: boolean;
+}
+
+export type DatasetsReport =
+  | { readable: true; via: 'embedded' | 'server' | 'gateway'; rows: DatasetStatus[] }
+  | { readable: false; note: string; rows: DatasetStatus[] };
+
+export interface StatusReport {
+  redis: string;
+  queuePrefix: string;
+  installation: InstallationView;
+  analyticsBudget: { rate: string; usedInWindow: number; pausedForMs: number };
+  queues: Array<{ name: string; workers: number; counts: Record<string, number> }>;
+  schedules: Array<{ id: string; pattern?: string | null; tz?: string | null; next: string | null }>;
+  datasets: DatasetsReport;
+  lastRuns: Array<{ dataset: string; project: string; window: string; kind: string; state: string; rows: number; finishedAt: string | null; error: string | null }>;
+}
+
+export interface StatusSource extends OpsSource {
+  /** Redis URL (credentials are removed before it is shown). */
+  readonly redisUrl: string;
+}
+
+/** Enabled datasets of each configured project that the warehouse has nothing of yet. */
+function enabledWithoutRuns(found: DatasetFreshness[], installation: InstallationView): DatasetStatus[] {
+  const { projects, datasets, assistantThreads } = installation.settings;
+  const settings = { datasets: datasets.filter(isDatasetName), assistantThreads };
+  const rows: DatasetStatus[] = [];
+  const empty = { lastWindow: null, lagDays: null, failedWindows: 0, findings: {}, enabled: true };
+  if (projects.length === 0) {
+    for (const dataset of settings.datasets.filter((d) => d !== 'assistant-threads')) {
+      if (!found.some((f) => f.dataset === dataset)) rows.push({ dataset, projectId: null, ...empty });
+    }
+    return rows;
+  }
+  for (const projectId of projects) {
+    for (const dataset of projectDatasets(projectId, settings)) {
+      if (!found.some((f) => f.dataset === dataset && f.projectId === projectId)) rows.push({ dataset, projectId, ...empty });
+    }
+  }
+  return rows;
+}
+
+function isEnabled(row: DatasetFreshness, installation: InstallationView): boolean {
+  const { projects, datasets, assistantThreads } = installation.settings;
+  if (!projects.includes(row.projectId)) return false;
+  return (projectDatasets(row.projectId, { datasets: datasets.filter(isDatasetName), assistantThreads }) as string[]).includes(row.dataset);
+}
+
+async function readDatasets(source: StatusSource, installation: InstallationView): Promise<DatasetsReport> {
+  let found: DatasetFreshness[];
+  let via: 'embedded' | 'server' | 'gateway';
+  try {
+    const reader = await openReader(source, source.config);
+    via = reader.via;
+    found = await datasetFreshness(reader);
+  } catch (err) {
+    const line = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+    return { readable: false, note: `warehouse not read: ${line}`, rows: enabledWithoutRuns([], installation) };
+  }
+  const rows: DatasetStatus[] = [...found.map((f) => ({ ...f, enabled: isEnabled(f, installation) })), ...enabledWithoutRuns(found, installation)];
+  rows.sort((a, b) => a.dataset.localeCompare(b.dataset) || (a.projectId ?? '').localeCompare(b.projectId ?? ''));
+  return { readable: true, via, rows };
+}
+
+export async function gatherStatus(source: StatusSource): Promise<StatusReport> {
+  const queues = [];
+  for (const name of ALL_QUEUES) {
+    const queue = source.queue(name);
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed');
+    queues.push({ name, workers: await queue.getWorkersCount(), counts });
+  }
+  const exportQueue = source.queue(QUEUE_NAMES.export);
+  const schedules = await listSchedules(exportQueue);
+  const installation = await readInstallation(source.redis, source.config.queuePrefix, source.config);
+  // Counted over the running installation's budget window, never this shell's (see budgetRate).
+  const rate = budgetRate(installation);
+  const budget = await analyticsBudget(source.redis, source.config.queuePrefix, rate).usage();
+  const jobs = await exportQueue.getJobs(['completed', 'failed', 'active', 'delayed'], 0, 50);
+  const lastRuns = jobs
+    .filter((j) => j.name === 'window')
+    .sort((a, b) => (b.finishedOn ?? b.timestamp) - (a.finishedOn ?? a.timestamp))
+    .slice(0, 10)
+    .map((j) => {
+      const d = j.data as ExportJobData;
+      const value = j.returnvalue as { rows?: number } | undefined;
+      return {
+        dataset: d.dataset ?? 'visitors',
+        project: d.projectId,
+        window: `${d.dateFrom}..${d.dateTo}`,
+        kind: d.kind,
+        state: j.finishedOn ? (j.failedReason ? 'failed' : 'completed') : 'in flight',
+        rows: value?.rows ?? (j.progress as { rows?: number })?.rows ?? 0,
+        finishedAt: j.finishedOn ? new Date(j.finishedOn).toISOString() : null,
+        error: j.failedReason ?? null,
+      };
+    });
+  return {
+    redis: source.redisUrl.replace(/\/\/[^@]*@/, '//'),
+    queuePrefix: source.config.queuePrefix,
+    installation,
+    analyticsBudget: { rate: formatRate(rate), usedInWindow: budget.used, pausedForMs: budget.pausedForMs },
+    queues,
+    schedules: schedules.map((s) => ({ ...s, next: s.next ? new Date(s.next).toISOString() : null })),
+    datasets: await readDatasets(source, installation),
+    lastRuns,
+  };
+}

@@ -1,0 +1,79 @@
+/** `mintpipe status` as text: the running installation first, then queues, datasets and runs. */
+import type { InstallationProcess, InstallationSettings } from '../queue/installation-info.js';
+import type { DatasetStatus, StatusReport } from './status-report.js';
+
+const list = (items: readonly string[], none: string) => (items.length ? items.join(', ') : none);
+
+function processLine(p: InstallationProcess): string {
+  const works = p.queues.length ? `workers ${p.queues.join(',')}` : 'no workers';
+  return `  ${p.role.padEnd(6)} pid ${p.pid} on ${p.host}   since ${p.startedAt}   v${p.version}   ${works}${p.scheduler ? '   scheduler' : ''}`;
+}
+
+function settingsLines(s: InstallationSettings, budget: StatusReport['analyticsBudget']): string[] {
+  const used = `used ${budget.usedInWindow}${budget.pausedForMs ? `, paused ${Math.ceil(budget.pausedForMs / 1000)}s` : ''}`;
+  return [
+    `  analytics budget ${s.analyticsRate} (${used})   message budget ${s.messageRate}`,
+    `  nightly "${s.nightly.cron}" ${s.nightly.timezone}   projects ${list(s.projects, 'none (set MINTPIPE_PROJECTS)')}`,
+    `  datasets ${list(s.datasets, 'none')}   assistant threads ${list(s.assistantThreads, 'none')}`,
+  ];
+}
+
+function findingsText(findings: Record<string, number>): string {
+  const kinds = Object.entries(findings);
+  return kinds.length ? kinds.map(([kind, n]) => `${kind} ${n}`).join(', ') : '-';
+}
+
+function datasetLines(rows: DatasetStatus[]): string[] {
+  const table = rows.map((r) => [
+    r.dataset,
+    r.projectId ?? '(no project)',
+    r.lastWindow ? `${r.lastWindow.dateFrom}..${r.lastWindow.dateTo}` : r.enabled ? 'none yet' : 'none',
+    r.lagDays === null ? '-' : `${r.lagDays}d`,
+    r.lastWindow ? String(r.lastWindow.rows) : '-',
+    String(r.failedWindows),
+    findingsText(r.findings),
+  ]);
+  const head = ['dataset', 'project', 'last complete window', 'lag', 'rows', 'failed', 'findings'];
+  const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => `  ${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`.trimEnd();
+  return [line(head), ...table.map(line)];
+}
+
+export function statusText(status: StatusReport): string {
+  const out: string[] = [];
+  const { installation } = status;
+  out.push(`redis ${status.redis}   prefix ${status.queuePrefix}`);
+  if (installation.running) {
+    const n = installation.processes.length;
+    out.push(`installation: ${n} process${n === 1 ? '' : 'es'} running; the settings they use:`);
+    for (const p of installation.processes) out.push(processLine(p));
+  } else {
+    out.push('installation: nothing running (no start or worker process has published itself on this Redis and prefix); the settings this shell would use:');
+  }
+  out.push(...settingsLines(installation.settings, status.analyticsBudget));
+  for (const d of installation.disagreements) out.push(`warning: ${d}`);
+
+  for (const q of status.queues) {
+    const c = q.counts;
+    out.push(`queue ${q.name.padEnd(8)} workers ${q.workers}  waiting ${(c.waiting ?? 0) + (c.prioritized ?? 0)}  active ${c.active}  delayed ${c.delayed}  completed ${c.completed}  failed ${c.failed}`);
+  }
+  if (status.schedules.length === 0) out.push('schedules: none (run `mintpipe start` to install the nightly schedule)');
+  for (const s of status.schedules) out.push(`schedule ${s.id}: "${s.pattern}" ${s.tz ?? 'UTC'} next ${s.next ?? '-'}`);
+
+  const { datasets } = status;
+  if (!datasets.readable) out.push(`datasets: ${datasets.note}`);
+  else out.push(`datasets${datasets.via === 'gateway' ? ' (warehouse read through the running installation)' : ''}:`);
+  if (datasets.rows.length === 0) out.push('  none exported yet and none enabled');
+  else out.push(...datasetLines(datasets.rows));
+  const withFindings = datasets.rows.filter((r) => Object.keys(r.findings).length > 0);
+  if (withFindings.length) {
+    const which = withFindings.map((r) => `${r.dataset}${r.projectId ? ` of ${r.projectId}` : ''} (${findingsText(r.findings)})`).join('; ');
+    out.push(`warning: data-quality findings in ${which}; see mintpipe query "SELECT * FROM data_quality"`);
+  }
+  const failing = datasets.rows.filter((r) => r.failedWindows > 0);
+  if (failing.length) out.push(`warning: failed windows in ${failing.map((r) => `${r.dataset}${r.projectId ? ` of ${r.projectId}` : ''} (${r.failedWindows})`).join('; ')}`);
+
+  if (status.lastRuns.length === 0) out.push('last runs: none in the queue');
+  for (const r of status.lastRuns) out.push(`run ${r.dataset} ${r.project} ${r.window} ${r.kind} ${r.state} ${r.rows} rows${r.error ? ` — ${r.error}` : ''}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,177 @@
+/**
+ * `mintpipe status` as a user runs it, in a second shell beside a running installation: each
+ * dataset's last complete window, lag, failed windows and findings, read through the process that
+ * holds the embedded warehouse; the settings of the running worker (published in Redis), not the
+ * shell's; and, when nothing runs, a plain statement of that with the shell's own settings.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveWarehouseGateway } from '../../src/cli/warehouse-gateway.js';
+import type { StatusReport } from '../../src/ops/status-report.js';
+import { listInstallation } from '../../src/queue/installation-info.js';
+import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { openWarehouse, type Warehouse } from '../../src/warehouse/index.js';
+import { seedDashboardData, seedDatasetData, type DatasetSeed } from '../support/dashboard-stack.js';
+import { runCli } from '../support/run-cli.js';
+import { until } from '../support/wait.js';
+
+let redis: Redis;
+
+beforeAll(() => {
+  redis = createRedisConnection(process.env.REDIS_URL!, 'status-cli-test');
+});
+
+afterAll(async () => {
+  await redis.quit();
+});
+
+function baseEnv(dataDir: string, queuePrefix: string): Record<string, string> {
+  return { MINTPIPE_DATA_DIR: dataDir, MINTPIPE_QUEUE_PREFIX: queuePrefix, REDIS_URL: process.env.REDIS_URL!, LOG_LEVEL: 'warn' };
+}
+
+async function statusJson(env: Record<string, string>): Promise<StatusReport> {
+  const result = await runCli(['status', '--format', 'json'], env);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout) as StatusReport;
+}
+
+describe('mintpipe status per dataset, beside a process that holds the warehouse', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-status-'));
+  const env = { ...baseEnv(dataDir, `mpstatus-${randomUUID().slice(0, 8)}`), MINTPIPE_PROJECTS: 'acme-docs' };
+  let wh: Warehouse;
+  let stopGateway: () => Promise<void>;
+  let seed: DatasetSeed;
+
+  beforeAll(async () => {
+    // This test process plays the running installation: it holds the embedded engine and serves its gateway.
+    wh = await openWarehouse({ database: 'mintpipe', dataDir });
+    await seedDashboardData(wh);
+    seed = await seedDatasetData(wh);
+    stopGateway = await serveWarehouseGateway(wh, dataDir);
+  });
+
+  afterAll(async () => {
+    await stopGateway?.();
+    await wh?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('gives each dataset its last complete window, lag, rows, failed windows and findings by kind', async () => {
+    const status = await statusJson(env);
+    expect(status.datasets).toMatchObject({ readable: true, via: 'gateway' });
+    const row = (dataset: string) => status.datasets.rows.find((r) => r.dataset === dataset && r.projectId === 'acme-docs');
+    const yesterday = [...seed.assistant.keys()].at(-1)!;
+    const conversations = seed.assistant.get(yesterday)!;
+    expect(row('assistant')).toMatchObject({
+      lastWindow: { dateFrom: yesterday, dateTo: seed.lastDateTo, rows: conversations.answered + conversations.unanswered },
+      lagDays: 0,
+      failedWindows: 0,
+      findings: { cursor_restarted: 1 },
+      enabled: true,
+    });
+    expect(row('feedback')).toMatchObject({ lagDays: 0, failedWindows: 1, findings: { invalid_text: 2 }, enabled: true });
+    expect(row('visitors')).toMatchObject({ lagDays: 0, failedWindows: 1, findings: {} });
+    // Enabled for the configured project, never exported.
+    expect(row('searches')).toMatchObject({ lastWindow: null, lagDays: null, enabled: true });
+  });
+
+  it('prints a table of the datasets and a warning line for the findings', async () => {
+    const result = await runCli(['status'], env);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(/^datasets \(warehouse read through the running installation\):$/));
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^  feedback +acme-docs +${[...seed.feedback.keys()].at(-1)}\\.\\.${seed.lastDateTo} +0d +\\d+ +1 +invalid_text 2$`)));
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}searches +acme-docs +none yet +- +- +0 +-$/));
+    const warning = lines.filter((l) => l.startsWith('warning: data-quality findings'));
+    expect(warning).toHaveLength(1);
+    expect(warning[0]).toMatch(/assistant of acme-docs \(cursor_restarted 1\).*feedback of acme-docs \(invalid_text 2\)/);
+    expect(lines).toContainEqual(expect.stringMatching(/^warning: failed windows in .*feedback of acme-docs \(1\)/));
+  });
+
+  it('says in one line that the warehouse could not be read, and still reports the rest', async () => {
+    await stopGateway();
+    try {
+      const result = await runCli(['status'], env);
+      expect(result.code).toBe(0);
+      const notes = result.stdout.split('\n').filter((l) => l.startsWith('datasets: warehouse not read'));
+      expect(notes).toEqual([expect.stringMatching(/in use by another mintpipe process/)]);
+      expect(result.stdout).toMatch(/^queue export /m);
+    } finally {
+      stopGateway = await serveWarehouseGateway(wh, dataDir);
+    }
+  });
+});
+
+describe('mintpipe status shows what the running installation uses', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-status-worker-'));
+  const queuePrefix = `mpstatus-${randomUUID().slice(0, 8)}`;
+  const shellEnv = { ...baseEnv(dataDir, queuePrefix), MINTPIPE_ANALYTICS_RATE: '100/1h', MINTPIPE_PROJECTS: 'shell-docs' };
+  let worker: ChildProcess | undefined;
+  let workerStderr = '';
+
+  afterAll(async () => {
+    if (worker && worker.exitCode === null) {
+      worker.kill('SIGKILL');
+      await new Promise((resolve) => worker!.once('exit', resolve));
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('with nothing running, says so and shows the settings this shell would use', async () => {
+    const result = await runCli(['status'], shellEnv);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^installation: nothing running .*the settings this shell would use:$/m);
+    expect(result.stdout).toMatch(/^ {2}analytics budget 100\/1h /m);
+    expect(result.stdout).toMatch(/projects shell-docs$/m);
+    const status = await statusJson(shellEnv);
+    expect(status.installation).toMatchObject({ running: false, processes: [], settingsFrom: 'local' });
+  });
+
+  it("shows a running worker's published budget and projects, not the shell's", async () => {
+    worker = spawn(process.execPath, ['bin/mintpipe.js', 'worker', '--queues', 'export'], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        ...baseEnv(dataDir, queuePrefix),
+        MINTLIFY_API_KEY: 'mint_status_test_key',
+        // Never called: the worker gets no window to export.
+        MINTLIFY_API_URL: 'http://127.0.0.1:9',
+        MINTPIPE_ANALYTICS_RATE: '7/1m',
+        MINTPIPE_PROJECTS: 'worker-docs',
+        MINTPIPE_DATASETS: 'visitors,feedback',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    worker.stderr!.on('data', (d: Buffer) => (workerStderr += d.toString()));
+    await until(`the worker to publish itself (stderr: ${workerStderr})`, async () => ((await listInstallation(redis, queuePrefix)).length ? true : undefined), 90_000, 200);
+
+    const status = await statusJson(shellEnv);
+    expect(status.installation.running).toBe(true);
+    expect(status.installation.processes).toEqual([expect.objectContaining({ role: 'worker', pid: worker.pid, queues: ['export'], scheduler: false })]);
+    expect(status.installation.settings).toMatchObject({ analyticsRate: '7/1m', projects: ['worker-docs'], datasets: ['visitors', 'feedback'] });
+    expect(status.analyticsBudget.rate).toBe('7/1m');
+    // Datasets are those the worker's nightly plan exports, for its projects; the warehouse is read through the worker.
+    expect(status.datasets).toMatchObject({ readable: true, via: 'gateway' });
+    expect(status.datasets.rows.map((r) => `${r.dataset}/${r.projectId}`).sort()).toEqual(['feedback/worker-docs', 'visitors/worker-docs']);
+
+    const text = await runCli(['status'], shellEnv);
+    expect(text.stdout).toMatch(new RegExp(`^installation: 1 process running; the settings they use:\\n {2}worker +pid ${worker.pid} on \\S+ +since \\S+ +v\\d+\\.\\d+\\.\\d+ +workers export$`, 'm'));
+    expect(text.stdout).toMatch(/^ {2}analytics budget 7\/1m \(used 0\)/m);
+    expect(text.stdout).not.toMatch(/100\/1h \(used|shell-docs/);
+  });
+
+  it('says nothing runs once the worker has stopped', async () => {
+    worker!.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => worker!.once('exit', resolve));
+    expect(code).toBe(0);
+    const result = await runCli(['status'], shellEnv);
+    expect(result.stdout).toMatch(/^installation: nothing running/m);
+    expect(result.stdout).toMatch(/projects shell-docs$/m);
+  });
+});
