@@ -1,40 +1,22 @@
 /**
- * Which failures are worth another attempt. Reads are idempotent: anything transient is retried.
- * The message POST is not: it is retried only when the failure proves the server did not take
- * it (a 429, or a connection that was never established).
+ * Which failures are worth another attempt, read off each error's own verdict (`retryable`,
+ * `mayHaveReachedServer`). Reads are idempotent: anything transient is retried. The message and
+ * create POSTs are not: they are retried only when the failure proves the server did not take
+ * them (a 429, or a connection that was never established).
  */
-import {
-  AuthError,
-  InvalidRequestError,
-  MintlifyApiError,
-  NetworkError,
-  NotFoundError,
-  RateLimitedError,
-  ServerError,
-  TimeoutError,
-} from './errors/index.js';
+import { RateLimitedError, ServerError, type MintlifyApiError } from './errors/index.js';
 
 export function isRetryableRead(error: MintlifyApiError): boolean {
-  return (
-    error instanceof RateLimitedError ||
-    error instanceof ServerError ||
-    error instanceof NetworkError ||
-    error instanceof TimeoutError
-  );
+  return error.retryable;
 }
 
 export function isRetryableSend(error: MintlifyApiError): boolean {
-  return error instanceof RateLimitedError || (error instanceof NetworkError && !error.requestSent);
+  return error.retryable && !error.mayHaveReachedServer;
 }
 
 /** A send failure after which the message was certainly not processed (else it is ambiguous). */
 export function provesNotSent(error: MintlifyApiError): boolean {
-  return (
-    isRetryableSend(error) ||
-    error instanceof AuthError ||
-    error instanceof NotFoundError ||
-    error instanceof InvalidRequestError
-  );
+  return !error.mayHaveReachedServer;
 }
 
 /** The wait the server asked for, which a retry must not undercut. */

@@ -5,6 +5,12 @@ import type { ApiOperation } from '../api-operation.js';
 export class AuthError extends MintlifyApiError {
   override name = 'AuthError';
   override readonly reason = 'auth';
+  override get retryable(): boolean {
+    return false;
+  }
+  override get mayHaveReachedServer(): boolean {
+    return false;
+  }
 
   constructor(options: { op: ApiOperation; status: number; serverMessage?: string }) {
     const detail = options.serverMessage ? `: ${options.serverMessage}` : '';

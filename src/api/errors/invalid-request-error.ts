@@ -8,6 +8,12 @@ import type { ApiOperation } from '../api-operation.js';
 export class InvalidRequestError extends MintlifyApiError {
   override name = 'InvalidRequestError';
   override readonly reason = 'invalid_request';
+  override get retryable(): boolean {
+    return false;
+  }
+  override get mayHaveReachedServer(): boolean {
+    return false;
+  }
   /** The server's `error` text, or the client's own objection. */
   readonly serverMessage: string;
   /** The server's `details[].message` texts. */

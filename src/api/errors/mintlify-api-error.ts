@@ -21,6 +21,20 @@ export class MintlifyApiError extends MintpipeError {
   /** Attempts made before this error was thrown (set by the client's retry loop). @default 1 */
   attempts = 1;
 
+  /** Whether another attempt of a read can help (the failure was transient). @default false */
+  get retryable(): boolean {
+    return false;
+  }
+
+  /**
+   * Whether the request may have reached the server and been processed: a non-idempotent POST that
+   * failed this way is ambiguous, never resent. False only where the failure proves it was not
+   * (refused before processing, or never sent). @default true
+   */
+  get mayHaveReachedServer(): boolean {
+    return true;
+  }
+
   constructor(message: string, options: MintlifyApiErrorOptions) {
     super(message, { cause: options.cause });
     this.op = options.op;

@@ -5,6 +5,13 @@ import type { ApiOperation } from '../api-operation.js';
 export class NetworkError extends MintlifyApiError {
   override name = 'NetworkError';
   override readonly reason = 'network';
+  override get retryable(): boolean {
+    return true;
+  }
+  /** A connection that was never established cannot have delivered the request. */
+  override get mayHaveReachedServer(): boolean {
+    return this.requestSent;
+  }
   /**
    * False only when the connection was provably never established (refused, DNS failure, connect
    * timeout): the server cannot have seen the request, so even a send may be retried.

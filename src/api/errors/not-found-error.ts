@@ -5,6 +5,12 @@ import type { ApiOperation } from '../api-operation.js';
 export class NotFoundError extends MintlifyApiError {
   override name = 'NotFoundError';
   override readonly reason = 'not_found';
+  override get retryable(): boolean {
+    return false;
+  }
+  override get mayHaveReachedServer(): boolean {
+    return false;
+  }
 
   constructor(options: { op: ApiOperation; serverMessage?: string }) {
     const detail = options.serverMessage ? `: ${options.serverMessage}` : '';

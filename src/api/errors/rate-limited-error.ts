@@ -5,6 +5,12 @@ import type { ApiOperation } from '../api-operation.js';
 export class RateLimitedError extends MintlifyApiError {
   override name = 'RateLimitedError';
   override readonly reason = 'rate_limited';
+  override get retryable(): boolean {
+    return true;
+  }
+  override get mayHaveReachedServer(): boolean {
+    return false;
+  }
   /** From `Retry-After` (seconds or HTTP date), or the client's default when the header is absent. */
   readonly retryAfterMs: number;
   /** False when `retryAfterMs` is the client's default rather than the server's word. */

@@ -5,6 +5,12 @@ import type { ApiOperation } from '../api-operation.js';
 export class ServerError extends MintlifyApiError {
   override name = 'ServerError';
   override readonly reason = 'server_error';
+  override get retryable(): boolean {
+    return true;
+  }
+  override get mayHaveReachedServer(): boolean {
+    return true;
+  }
   /** From `Retry-After` when the server sent one (e.g. with a 503); retries wait at least this long. */
   readonly retryAfterMs: number | undefined;
 

@@ -8,6 +8,12 @@ import type { ApiOperation } from '../api-operation.js';
 export class TimeoutError extends MintlifyApiError {
   override name = 'TimeoutError';
   override readonly reason = 'timeout';
+  override get retryable(): boolean {
+    return true;
+  }
+  override get mayHaveReachedServer(): boolean {
+    return true;
+  }
   /** The client's per-attempt limit; undefined for a server's 408. */
   readonly timeoutMs: number | undefined;
 
