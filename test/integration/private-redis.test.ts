@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { acquireRedis } from '../../src/queue/private-redis.js';
+import { checkRedisPersistence } from '../../src/queue/redis-persistence.js';
 
 function alive(pid: number): boolean {
   try {
@@ -52,5 +53,34 @@ describe('private redis-server', () => {
     const client = new Redis(process.env.REDIS_URL!);
     expect(await client.ping()).toBe('PONG');
     client.disconnect();
+  });
+
+  it('keeps AOF with noeviction, and answers only to the generated password its owner alone can read', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-private-redis-'));
+    const handle = await acquireRedis({ dataDir, logger: createLogger({ level: 'silent' }) });
+    try {
+      const dir = join(dataDir, 'redis');
+      const state = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8')) as { port: number; pid: number; password: string };
+      expect(state.password).toMatch(/^[0-9a-f]{48}$/);
+      expect(handle.url).toBe(`redis://:${state.password}@127.0.0.1:${state.port}`);
+
+      const owner = new Redis(handle.url);
+      expect(await checkRedisPersistence(owner)).toMatchObject({ durable: true, problems: [] });
+      owner.disconnect();
+
+      // Anyone else on the machine reaches the port, but without the password gets nothing.
+      const stranger = new Redis(`redis://127.0.0.1:${state.port}`, { maxRetriesPerRequest: 0, lazyConnect: true });
+      stranger.on('error', () => {});
+      await expect(stranger.get('anything')).rejects.toThrow(/NOAUTH/);
+      stranger.disconnect();
+
+      // The password is in files only the owner can read, never on the command line `ps` shows.
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      expect(statSync(join(dir, 'server.json')).mode & 0o777).toBe(0o600);
+      expect(statSync(join(dir, 'redis.conf')).mode & 0o777).toBe(0o600);
+      expect(readFileSync(`/proc/${state.pid}/cmdline`, 'utf8')).not.toContain(state.password);
+    } finally {
+      await handle.release();
+    }
   });
 });
