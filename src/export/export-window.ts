@@ -21,6 +21,7 @@ import {
   completeRun,
   findDuplicateKey,
   latestCompleteRun,
+  latestResumableRun,
   pruneSuperseded,
   recordRunEvent,
   runProgress,
@@ -106,7 +107,7 @@ const SOURCE_WAIT_MS = 5_000;
 const SOURCE_WAITS = 720;
 
 export async function exportWindow(deps: ExportDeps, task: ExportTask, hooks: ExportHooks): Promise<ExportOutcome> {
-  let checkpoint = task.checkpoint ?? freshCheckpoint(task.runId, 0);
+  let checkpoint = task.checkpoint ?? (await adoptAbandonedRun(deps, task, hooks)) ?? freshCheckpoint(task.runId, 0);
   for (;;) {
     try {
       return await runOnce(deps, task, checkpoint, hooks);
@@ -124,6 +125,20 @@ export async function exportWindow(deps: ExportDeps, task: ExportTask, hooks: Ex
       await hooks.checkpoint(checkpoint);
     }
   }
+}
+
+/**
+ * A window enqueued again after its job was lost (e.g. Redis restarted empty) resumes the run that
+ * was left behind — marked `abandoned`, its rows kept — instead of paying its requests again.
+ */
+async function adoptAbandonedRun(deps: ExportDeps, task: ExportTask, hooks: ExportHooks): Promise<ExportCheckpoint | undefined> {
+  const run = await latestResumableRun(deps.warehouse, task);
+  if (!run) return undefined;
+  const checkpoint: ExportCheckpoint = { ...freshCheckpoint(run.runId, 0), startedAt: run.startedAt.toISOString(), requests: run.requests };
+  deps.logger.info({ event: 'export_adopt_abandoned', runId: run.runId, rows: run.rows }, 'resuming the run this window left behind');
+  await recordRunEvent(deps.warehouse, runEvent(task, { ...checkpoint, rows: run.rows, pages: run.pages }, 'running'));
+  await hooks.checkpoint(checkpoint);
+  return checkpoint;
 }
 
 function freshCheckpoint(runId: string, restarts: number): ExportCheckpoint {
