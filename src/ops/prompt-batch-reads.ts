@@ -1,6 +1,7 @@
 /**
  * Read-only summaries of prompt batches from the `prompt_outcomes` view: counts by status, the PR
- * links agent jobs opened, and the prompts that need a look (failed, timed out, ambiguous, rejected).
+ * links agent jobs opened, the prompts that need a look (failed, timed out, ambiguous, rejected),
+ * and each chain's progress.
  */
 import { tableName, type PromptStatus } from '../warehouse/index.js';
 import type { WarehouseReader } from './warehouse-reader.js';
@@ -19,6 +20,21 @@ export interface PromptRef {
   status: PromptStatus;
 }
 
+/** One chain of a batch: its steps, how many completed, where it stands, and its pull requests. */
+export interface ChainProgress {
+  chain: string;
+  projectId: string;
+  /** The chain's agent job; '' while its create has not answered. */
+  jobId: string;
+  steps: number;
+  completed: number;
+  /** Steps not final yet (queued, held, sending, polling). */
+  open: number;
+  /** Steps that ended other than completed (the first of them stopped or holds the chain). */
+  notCompleted: number;
+  prLinks: string[];
+}
+
 export interface PromptBatchSummary {
   batchId: string;
   prompts: number;
@@ -29,6 +45,8 @@ export interface PromptBatchSummary {
   lastActivityAt: string | null;
   prLinks: Array<PromptRef & { prLink: string }>;
   problems: Array<PromptRef & { error: string | null }>;
+  /** The batch's chains (at most `detailsPerBatch`), by name. */
+  chains: ChainProgress[];
 }
 
 export interface PromptBatchOptions {
@@ -77,6 +95,25 @@ export async function promptBatches(wh: WarehouseReader, options: PromptBatchOpt
      ORDER BY batch_id, prompt_id LIMIT {perBatch:UInt32} BY batch_id`,
     { batches: batches.map((b) => b.batch_id), problems: PROBLEM_STATUSES, perBatch: options.detailsPerBatch ?? 50 },
   );
+  const chainRows = await wh.select<{
+    batch_id: string;
+    chain: string;
+    project_id: string;
+    job_id: string;
+    steps: number | string;
+    completed: number | string;
+    open: number | string;
+    pr_links: string[];
+  }>(
+    `SELECT batch_id, chain, any(project_id) AS project_id, anyIf(job_id, job_id != '') AS job_id, count() AS steps,
+       countIf(status = 'completed') AS completed,
+       countIf(status IN ('queued', 'sending', 'polling')) AS open,
+       groupArrayIf(pr_link, pr_link IS NOT NULL AND pr_link != '') AS pr_links
+     FROM ${view}
+     WHERE batch_id IN {batches:Array(String)} AND chain IS NOT NULL
+     GROUP BY batch_id, chain ORDER BY batch_id, chain LIMIT {perBatch:UInt32} BY batch_id`,
+    { batches: batches.map((b) => b.batch_id), perBatch: options.detailsPerBatch ?? 50 },
+  );
   return batches.map((b) => {
     const byStatus = Object.fromEntries(PROMPT_STATUSES.map((s) => [s, Number(b[`n_${s}`])])) as Record<PromptStatus, number>;
     const mine = details.filter((d) => d.batch_id === b.batch_id);
@@ -92,6 +129,14 @@ export async function promptBatches(wh: WarehouseReader, options: PromptBatchOpt
       problems: mine
         .filter((d) => PROBLEM_STATUSES.includes(d.status))
         .map((d) => ({ promptId: d.prompt_id, projectId: d.project_id, jobId: d.job_id, status: d.status, error: d.error })),
+      chains: chainRows
+        .filter((c) => c.batch_id === b.batch_id)
+        .map((c) => {
+          const steps = Number(c.steps);
+          const completed = Number(c.completed);
+          const open = Number(c.open);
+          return { chain: c.chain, projectId: c.project_id, jobId: c.job_id, steps, completed, open, notCompleted: steps - completed - open, prLinks: c.pr_links };
+        }),
     };
   });
 }

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promptBatches } from '../../src/ops/prompt-batch-reads.js';
+import { directReader } from '../../src/ops/warehouse-reader.js';
 import { applyMigrations, insertPromptEvents, migrations, openWarehouse, promptOutcomes, runQuery, type Warehouse } from '../../src/warehouse/index.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-chains-'));
@@ -30,6 +32,10 @@ describe('prompt outcomes of creates and chains', () => {
       ['p2', 'message', 'sdk', '', 'skipped'],
       ['p3', 'message', null, 'job-3', 'cancelled'],
     ]);
+    // The dashboard's batch summary shows each chain's progress.
+    const [summary] = (await promptBatches(directReader(wh), { limit: 10 })).filter((b) => b.batchId === 'b1');
+    expect(summary!.chains).toEqual([{ chain: 'sdk', projectId: 'acme', jobId: 'agent-1', steps: 2, completed: 1, open: 0, notCompleted: 1, prLinks: [] }]);
+    expect(summary!.byStatus).toMatchObject({ completed: 1, skipped: 1, cancelled: 1 });
   });
 
   it('upgrades a warehouse of the first schema in place: earlier prompts read as messages without chain', async () => {
