@@ -12,6 +12,7 @@ const ASSETS: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
   'dashboard.js': 'text/javascript; charset=utf-8',
   'charts.js': 'text/javascript; charset=utf-8',
+  'split-chart.js': 'text/javascript; charset=utf-8',
   'format.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 };

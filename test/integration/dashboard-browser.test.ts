@@ -15,7 +15,9 @@ import { createLogger } from '../../src/logger.js';
 import { startDashboard, type Dashboard } from '../../src/ops/dashboard-server.js';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
 import { findChromium } from '../support/chromium.js';
-import { openDashboardStack, seedDashboardData, type DashboardStack, type SeedResult } from '../support/dashboard-stack.js';
+import { loadConfig } from '../../config/index.js';
+import { describeProcess, publishInstallation, type Publication } from '../../src/queue/installation-info.js';
+import { openDashboardStack, seedDashboardData, seedDatasetData, type DashboardStack, type DatasetSeed, type SeedResult } from '../support/dashboard-stack.js';
 
 const CHROMIUM = findChromium();
 const IN_CI = process.env.CI === 'true';
@@ -38,6 +40,8 @@ const logger = createLogger({ level: 'silent', pretty: false });
 let stack: DashboardStack;
 let emptyStack: DashboardStack;
 let seed: SeedResult;
+let datasetSeed: DatasetSeed;
+let published: Publication;
 let dashboard: Dashboard;
 let emptyDashboard: Dashboard;
 let tokenDashboard: Dashboard;
@@ -63,6 +67,10 @@ describe.skipIf(SKIP)(TITLE, () => {
     stack = await openDashboardStack();
     emptyStack = await openDashboardStack({ dataDir: stack.dataDir, database: 'mintpipe_empty' });
     seed = await seedDashboardData(stack.warehouse);
+    datasetSeed = await seedDatasetData(stack.warehouse, { projectId: seed.projectId });
+    // A worker of this installation runs with a budget of its own; the dashboard's process has the default.
+    const worker = describeProcess('worker', loadConfig({ MINTPIPE_ANALYTICS_RATE: '7/1m', MINTPIPE_PROJECTS: seed.projectId }), { queues: ['export'], scheduler: false });
+    published = await publishInstallation(stack.redis, stack.prefix, { ...worker, pid: 4242, host: 'worker-host' });
     await stack.queue(QUEUE_NAMES.export).add('window', { projectId: seed.projectId });
     dashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, logger });
     emptyDashboard = await startDashboard({ runtime: emptyStack.source, host: '127.0.0.1', port: 0, logger });
@@ -81,6 +89,7 @@ describe.skipIf(SKIP)(TITLE, () => {
 
   afterAll(async () => {
     await browser?.close();
+    await published?.stop();
     await tokenDashboard?.close();
     await emptyDashboard?.close();
     await dashboard?.close();
@@ -113,6 +122,79 @@ describe.skipIf(SKIP)(TITLE, () => {
     await page.close();
   });
 
+  it('draws assistant conversations per day stacked answered over unanswered, with gaps', async () => {
+    const page = await openPage(dashboard.url);
+    await page.waitForSelector('#assistant-chart svg .bar-answered');
+    const days = [...datasetSeed.assistant.keys()];
+    expect(await page.locator('#assistant-chart svg .bar-answered').count()).toBe(days.length);
+    expect(await page.locator('#assistant-chart svg .bar-unanswered').count()).toBe(days.length);
+    expect(await page.locator('#assistant-chart svg .bar-missing').count()).toBe(30 - days.length);
+    const bands = await page.locator('#assistant-chart svg .band:has(.bar-answered)').evaluateAll((els) =>
+      els.map((e) => ({
+        date: e.getAttribute('data-date'),
+        answered: Number(e.querySelector('.bar-answered')?.getAttribute('data-value')),
+        unanswered: Number(e.querySelector('.bar-unanswered')?.getAttribute('data-value')),
+        height: [...e.querySelectorAll('rect')].reduce((n, r) => n + Number(r.getAttribute('height')), 0),
+      })),
+    );
+    expect(bands.map((b) => ({ date: b.date, answered: b.answered, unanswered: b.unanswered }))).toEqual(days.map((date) => ({ date, ...datasetSeed.assistant.get(date) })));
+    // Stacks have real heights: the busiest day is the tallest, an empty day has none.
+    const busiest = bands.reduce((a, b) => (b.answered + b.unanswered > a.answered + a.unanswered ? b : a));
+    expect(busiest.height).toBe(Math.max(...bands.map((b) => b.height)));
+    expect(busiest.height).toBeGreaterThan(50);
+    expect(Math.min(...bands.map((b) => b.height))).toBe(0);
+    await page.locator('#assistant-chart svg .hit').nth(29).hover();
+    await expect.poll(() => page.locator('#tooltip').isVisible()).toBe(true);
+    expect(await page.locator('#tooltip').innerText()).toMatch(/Unanswered[\s\S]*Answered/);
+    await page.close();
+  });
+
+  it('draws feedback per day stacked helpful over not helpful, unrated in the tooltip', async () => {
+    const page = await openPage(dashboard.url);
+    await page.waitForSelector('#feedback-chart svg .bar-helpful');
+    const days = [...datasetSeed.feedback.keys()];
+    expect(await page.locator('#feedback-chart svg .bar-helpful').count()).toBe(days.length);
+    expect(await page.locator('#feedback-chart svg .bar-not-helpful').count()).toBe(days.length);
+    expect(await page.locator('#feedback-chart svg .bar-missing').count()).toBe(30 - days.length);
+    const values = await page.locator('#feedback-chart svg .band:has(.bar-helpful)').evaluateAll((els) =>
+      els.map((e) => [Number(e.querySelector('.bar-helpful')?.getAttribute('data-value')), Number(e.querySelector('.bar-not-helpful')?.getAttribute('data-value'))]),
+    );
+    expect(values).toEqual(days.map((d) => [datasetSeed.feedback.get(d)!.helpful, datasetSeed.feedback.get(d)!.notHelpful]));
+    await page.locator('#feedback-chart svg .hit').nth(29).hover();
+    await expect.poll(() => page.locator('#tooltip').isVisible()).toBe(true);
+    const yesterday = datasetSeed.feedback.get(days.at(-1)!)!;
+    expect(await page.locator('#tooltip').innerText()).toMatch(new RegExp(`Not helpful\\s+${yesterday.notHelpful}[\\s\\S]*Helpful\\s+${yesterday.helpful}[\\s\\S]*Unrated\\s+${yesterday.unrated}`));
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-datasets.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('lists every dataset with its last complete window, lag, rows, failed windows and findings', async () => {
+    const page = await openPage(dashboard.url);
+    await page.waitForSelector('#freshness tbody tr');
+    const feedback = page.locator('#freshness tbody tr[data-dataset="feedback"]');
+    const cells = await feedback.locator('td').allInnerTexts();
+    const yesterday = datasetSeed.feedback.get([...datasetSeed.feedback.keys()].at(-1)!)!;
+    expect(cells[2]).toBe('0 d');
+    expect(cells[3]).toBe(String(yesterday.helpful + yesterday.notHelpful + yesterday.unrated));
+    expect(cells[4]).toBe('1');
+    expect(cells[5]).toBe('invalid text 2');
+    expect(await page.locator('#freshness tbody tr[data-dataset="assistant"] .finding').innerText()).toBe('cursor restarted 1');
+    expect(await page.locator('#freshness tbody tr[data-dataset="visitors"] td').nth(5).innerText()).toBe('none');
+    // Enabled (by the worker's settings) and never exported.
+    expect(await page.locator('#freshness tbody tr[data-dataset="searches"] td').nth(1).innerText()).toBe('none yet');
+    await page.close();
+  });
+
+  it("shows the running worker and the budget it uses, not the dashboard's own", async () => {
+    const page = await openPage(dashboard.url);
+    await page.waitForSelector('#installation .process');
+    expect(await page.locator('#installation .process').count()).toBe(1);
+    expect(await page.locator('#installation .process').innerText()).toMatch(/worker[\s\S]*pid 4242 on worker-host[\s\S]*workers: export/);
+    expect(await page.locator('#installation dd[data-setting="Analytics budget"]').innerText()).toBe('7/1m');
+    expect(await page.locator('#installation dd[data-setting="Projects"]').innerText()).toBe(seed.projectId);
+    await page.close();
+  });
+
   it('switches the chart to 90 days', async () => {
     const page = await openPage(dashboard.url);
     await page.click('.segmented button[data-days="90"]');
@@ -129,9 +211,11 @@ describe.skipIf(SKIP)(TITLE, () => {
     // Default window: the newest, here the week; its busiest page comes first.
     expect(await page.locator('#pages tbody tr').first().locator('.path').innerText()).toBe(seed.week.top.path);
 
-    expect(await page.locator('#runs tbody tr').count()).toBe(seed.days.length + 3);
-    expect(await page.locator('#runs .badge.failed').count()).toBe(1);
+    // The 30 newest runs of every dataset; the visitors run that failed an hour ago among them.
+    expect(await page.locator('#runs tbody tr').count()).toBe(30);
+    expect(await page.locator('#runs .badge.failed').count()).toBeGreaterThanOrEqual(1);
     expect(await page.locator('#runs').innerText()).toMatch(/total invariant/);
+    expect(await page.locator('#runs').innerText()).toMatch(/feedback · acme-docs[\s\S]*assistant · acme-docs|assistant · acme-docs[\s\S]*feedback · acme-docs/);
 
     expect(await page.locator('#batches .batch').count()).toBe(1);
     const links = await page.locator('#batches a[href^="https://github.com/"]').evaluateAll((els) => els.map((e) => e.getAttribute('href')));
@@ -155,6 +239,11 @@ describe.skipIf(SKIP)(TITLE, () => {
     expect(await page.locator('#runs .empty').innerText()).toMatch(/No export runs yet/);
     expect(await page.locator('#batches .empty').innerText()).toMatch(/No prompt batches yet[\s\S]*prompts send/);
     expect(await page.locator('#pages .empty').innerText()).toMatch(/No windows/);
+    expect(await page.locator('#assistant-chart .empty').innerText()).toMatch(/No assistant exports yet/);
+    expect(await page.locator('#feedback-chart .empty').innerText()).toMatch(/No feedback exports yet/);
+    // Nothing runs on its Redis prefix: it says so, and shows the settings it would use.
+    expect(await page.locator('#installation .empty').innerText()).toMatch(/Nothing running/);
+    expect(await page.locator('#installation dd[data-setting="Analytics budget"]').innerText()).toBe('100/1h');
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-empty.png'), fullPage: true });
     await page.close();
   });

@@ -6,14 +6,14 @@ import { formatCompact, formatNumber, formatWeekday, formatDay } from './format.
 
 const SVG = 'http://www.w3.org/2000/svg';
 
-function svg(tag, attrs = {}) {
+export function svg(tag, attrs = {}) {
   const node = document.createElementNS(SVG, tag);
   for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
   return node;
 }
 
 /** A round axis maximum and its tick step (1, 2, 2.5 or 5 × 10^n). */
-function niceScale(max, ticks = 5) {
+export function niceScale(max, ticks = 5) {
   if (max <= 0) return { top: ticks, step: 1 };
   const rough = max / ticks;
   const power = 10 ** Math.floor(Math.log10(rough));
@@ -147,7 +147,7 @@ function showTooltip(tooltip, day) {
   tooltip.hidden = false;
 }
 
-function moveTooltip(tooltip, event) {
+export function moveTooltip(tooltip, event) {
   const pad = 14;
   const { innerWidth } = window;
   const w = tooltip.offsetWidth;

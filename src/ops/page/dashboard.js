@@ -2,6 +2,7 @@
 // lives in the URL hash so a view can be shared or reloaded.
 
 import { renderDailyChart } from './charts.js';
+import { renderSplitChart } from './split-chart.js';
 import {
   el,
   emptyState,
@@ -25,6 +26,34 @@ const code = (text) => el('code', {}, text);
 
 const state = readHash();
 let lastDaily = null;
+
+// The per-day charts beyond visitors: each a dataset's 1-day windows split in parts that add up.
+const SPLITS = [
+  {
+    id: 'assistant',
+    path: 'assistant-daily',
+    dataset: 'assistant',
+    label: 'Assistant conversations per day',
+    series: [
+      { key: 'answered', label: 'Answered', cls: 'answered' },
+      { key: 'unanswered', label: 'Unanswered', cls: 'unanswered' },
+    ],
+    notes: [],
+    data: null,
+  },
+  {
+    id: 'feedback',
+    path: 'feedback-daily',
+    dataset: 'feedback',
+    label: 'Feedback per day',
+    series: [
+      { key: 'helpful', label: 'Helpful', cls: 'helpful' },
+      { key: 'notHelpful', label: 'Not helpful', cls: 'not-helpful' },
+    ],
+    notes: [{ key: 'unrated', label: 'Unrated' }],
+    data: null,
+  },
+];
 
 function readHash() {
   const params = new URLSearchParams(location.hash.slice(1));
@@ -108,6 +137,12 @@ function noProjects() {
   $('window').replaceChildren(el('option', { value: '' }, 'no windows yet'));
   $('window').disabled = true;
   $('pages').replaceChildren(emptyState('No windows to show', 'Top pages appear once a window has been exported completely.'));
+  for (const split of SPLITS) {
+    split.data = null;
+    $(`${split.id}-legend`).hidden = true;
+    $(`${split.id}-chart`).replaceChildren(emptyState(`No ${split.dataset} exports yet`, 'Days appear once their 1-day window is exported completely.'));
+  }
+  $('freshness').replaceChildren(emptyState('No datasets exported yet', 'Each dataset appears once a window of it has been exported.'));
 }
 
 function tile(label, value, detail) {
@@ -164,6 +199,110 @@ async function loadDaily() {
     showProblem(chart, 'Could not read daily visitors', err);
   } finally {
     chart.setAttribute('aria-busy', 'false');
+  }
+}
+
+// ---- assistant and feedback per day ----------------------------------------------------------
+
+function drawSplit(split) {
+  const chart = $(`${split.id}-chart`);
+  if (!split.data) return;
+  if (!split.data.days.some((d) => d.counts)) {
+    $(`${split.id}-legend`).hidden = true;
+    chart.replaceChildren(
+      emptyState(
+        `No daily ${split.dataset} exports of ${split.data.project} in the last ${state.days} days`,
+        'Export days with ',
+        code(`npx mintpipe export --project ${split.data.project} --dataset ${split.dataset} --from ${split.data.from} --to ${split.data.to} --grain day`),
+        '.',
+      ),
+    );
+    return;
+  }
+  $(`${split.id}-legend`).hidden = false;
+  renderSplitChart(chart, split.data.days, split, $('tooltip'));
+}
+
+async function loadSplit(split) {
+  const chart = $(`${split.id}-chart`);
+  chart.setAttribute('aria-busy', 'true');
+  try {
+    split.data = await api(split.path, { project: state.project, days: state.days });
+    drawSplit(split);
+  } catch (err) {
+    split.data = null;
+    $(`${split.id}-legend`).hidden = true;
+    showProblem(chart, `Could not read ${split.dataset} per day`, err);
+  } finally {
+    chart.setAttribute('aria-busy', 'false');
+  }
+}
+
+const loadSplits = () => Promise.all(SPLITS.map(loadSplit));
+
+// ---- dataset freshness -------------------------------------------------------------------------
+
+async function loadFreshness() {
+  const target = $('freshness');
+  try {
+    const { datasets } = await api('freshness', { project: state.project });
+    if (datasets.length === 0) {
+      target.replaceChildren(emptyState(`No datasets of ${state.project} yet`, 'Each dataset appears once a window of it has been exported, or once the nightly plan includes it.'));
+      return;
+    }
+    const rows = datasets.map((d) => {
+      const findings = Object.entries(d.findings);
+      return el(
+        'tr',
+        { 'data-dataset': d.dataset },
+        el('td', {}, el('div', { class: 'mono' }, d.dataset), d.enabled ? null : el('div', { class: 'muted small' }, 'not in the nightly plan')),
+        el('td', {}, d.lastWindow ? formatWindow(d.lastWindow.dateFrom, d.lastWindow.dateTo) : el('span', { class: 'muted' }, 'none yet')),
+        el('td', { class: `num lag${d.lagDays !== null && d.lagDays > 1 ? ' lag-stale' : ''}` }, d.lagDays === null ? '—' : `${d.lagDays} d`),
+        el('td', { class: 'num' }, d.lastWindow ? formatNumber(d.lastWindow.rows) : '—'),
+        el('td', { class: 'num' }, d.failedWindows ? el('span', { class: 'badge failed' }, formatNumber(d.failedWindows)) : '0'),
+        el('td', {}, findings.length ? el('div', { class: 'findings' }, findings.map(([kind, n]) => el('span', { class: 'badge unstable finding', title: kind }, `${kind.replaceAll('_', ' ')} ${formatNumber(n)}`))) : el('span', { class: 'muted' }, 'none')),
+      );
+    });
+    target.replaceChildren(
+      table([{ label: 'Dataset' }, { label: 'Last complete window' }, { label: 'Lag', num: true }, { label: 'Rows', num: true }, { label: 'Failed', num: true }, { label: 'Findings' }], rows),
+    );
+  } catch (err) {
+    showProblem(target, 'Could not read the datasets', err);
+  }
+}
+
+// ---- running installation ----------------------------------------------------------------------
+
+function settingsList(s) {
+  const list = (items, none) => (items.length ? items.join(', ') : none);
+  const entries = [
+    ['Analytics budget', s.analyticsRate],
+    ['Message budget', s.messageRate],
+    ['Nightly', `${s.nightly.cron} (${s.nightly.timezone})`],
+    ['Projects', list(s.projects, 'none (set MINTPIPE_PROJECTS)')],
+    ['Datasets', list(s.datasets, 'none')],
+    ['Assistant threads', list(s.assistantThreads, 'none')],
+  ];
+  return el('dl', { class: 'settings' }, entries.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { 'data-setting': k }, v)]));
+}
+
+async function loadInstallation() {
+  const target = $('installation');
+  try {
+    const view = await api('installation');
+    const head = view.running
+      ? view.processes.map((p) =>
+          el(
+            'div',
+            { class: 'process', 'data-role': p.role },
+            el('div', { class: 'process-head' }, el('b', {}, p.role), el('span', { class: 'mono' }, `pid ${p.pid} on ${p.host}`), el('span', { class: 'muted small' }, `v${p.version} · since ${formatTime(p.startedAt)}`)),
+            el('div', { class: 'muted small' }, `${p.queues.length ? `workers: ${p.queues.join(', ')}` : 'no workers'}${p.scheduler ? ' · installs the nightly schedule' : ''}`),
+          ),
+        )
+      : [emptyState('Nothing running', 'No start or worker process has published itself on this Redis. Below: the settings this dashboard would start with.')];
+    target.replaceChildren(...head, settingsList(view.settings), ...view.disagreements.map((d) => el('div', { class: 'notice' }, `⚠ ${d}`)));
+  } catch (err) {
+    showProblem(target, 'Could not read the running installation', err);
   }
 }
 
@@ -252,7 +391,7 @@ async function loadRuns() {
         'tr',
         {},
         el('td', {}, el('span', { class: `badge ${r.status}` }, r.status), r.error ? el('div', { class: 'error-text', title: r.error }, r.error) : null),
-        el('td', {}, el('div', {}, r.projectId), el('div', { class: 'muted small' }, `${formatWindow(r.dateFrom, r.dateTo)} · ${r.kind}`)),
+        el('td', {}, el('div', {}, `${r.dataset} · ${r.projectId}`), el('div', { class: 'muted small' }, `${formatWindow(r.dateFrom, r.dateTo)} · ${r.kind}`)),
         el('td', { class: 'num' }, formatNumber(r.rows)),
         el('td', { class: 'num' }, formatNumber(r.pages)),
         el('td', { class: 'num' }, formatDuration(r.durationMs)),
@@ -324,11 +463,11 @@ async function loadBatches() {
 
 async function loadProjectPanels() {
   writeHash();
-  await Promise.all([loadDaily(), loadWindows()]);
+  await Promise.all([loadDaily(), loadWindows(), loadSplits(), loadFreshness()]);
 }
 
 async function loadAll() {
-  const tasks = [loadQueues(), loadRuns(), loadBatches()];
+  const tasks = [loadQueues(), loadRuns(), loadBatches(), loadInstallation()];
   try {
     const projects = await loadProjects();
     if (projects.length === 0) noProjects();
@@ -358,6 +497,7 @@ for (const button of document.querySelectorAll('.segmented button')) {
     setDays(Number(button.dataset.days));
     writeHash();
     void loadDaily();
+    void loadSplits();
   });
 }
 $('window').addEventListener('change', (e) => {
@@ -369,7 +509,10 @@ $('refresh').addEventListener('click', () => void loadAll());
 let resizeTimer;
 window.addEventListener('resize', () => {
   clearTimeout(resizeTimer);
-  resizeTimer = setTimeout(drawChart, 120);
+  resizeTimer = setTimeout(() => {
+    drawChart();
+    for (const split of SPLITS) drawSplit(split);
+  }, 120);
 });
 
 setDays(state.days);
