@@ -348,6 +348,12 @@ export async function seedDatasetData(wh: Warehouse, options: { projectId?: stri
     });
     feedback.set(day, { helpful, notHelpful, unrated });
   }
+  // A week window of each, exported as one window: never part of any day of the charts.
+  const weekFrom = addDays(today, -7);
+  const weekRow = (i: number) => ({ id: `week-c${i}`, timestamp: TIME(weekFrom, 1), query: 'q', response: 'a', response_type: 'answer', resolution_status: 'answered', query_category: null, page_url: null, sources: [] });
+  await exportDatasetRun(wh, { dataset: 'assistant', projectId, dateFrom: weekFrom, dateTo: today, rows: Array.from({ length: 40 }, (_, i) => weekRow(i)), startedAt: new Date(Date.now() - 60_000) });
+  const weekItem = (i: number) => ({ id: `week-f${i}`, path: '/quickstart', source: 'contextual', status: 'pending', comment: null, created_at: TIME(weekFrom, 1), helpful: true, contact: null, code: null, filename: null, lang: null });
+  await exportDatasetRun(wh, { dataset: 'feedback', projectId, dateFrom: weekFrom, dateTo: today, rows: Array.from({ length: 30 }, (_, i) => weekItem(i)), startedAt: new Date(Date.now() - 60_000) });
   // The gap day's feedback was tried and failed: a failed window, and still a gap in the chart.
   const failedAt = new Date(Date.now() - 7_200_000);
   await recordRunEvent(wh, { runId: `run-${randomUUID()}`, dataset: 'feedback', projectId, dateFrom: gap, dateTo: addDays(gap, 1), kind: 'nightly', status: 'failed', error: 'feedback page 2: repeated cursor', startedAt: failedAt, eventAt: failedAt });
