@@ -22,6 +22,10 @@ try {
     const { datasetsBench } = await import('./datasets-bench.js');
     lines.push(...(await datasetsBench(redisUrl)));
   }
+  if (!only || only === 'shutdown') {
+    const { shutdownBench } = await import('./shutdown-bench.js');
+    lines.push(...(await shutdownBench(redisUrl)));
+  }
   if (!only || only === 'prompts') {
     const { promptsBench } = await import('./prompts-bench.js');
     lines.push(...(await promptsBench(redisUrl)));
