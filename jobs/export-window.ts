@@ -9,7 +9,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { ExportJobData } from '../src/export/enqueue.js';
 import { exportWindow, runEvent, type ExportDeps } from '../src/export/export-window.js';
 import { exportJobDataProblem } from '../src/export/job-data.js';
-import { toQueueError } from '../src/queue/job-control.js';
+import { toQueueError } from './job-control.js';
 import { recordRunEvent } from '../src/warehouse/index.js';
 
 export interface WindowJobResult {

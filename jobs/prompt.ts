@@ -15,7 +15,7 @@ import {
   type PromptDeps,
 } from '../src/prompts/index.js';
 import { InvalidJobDataError, parsePromptQueueJob, type PromptQueueJob } from '../src/prompts/prompt-job-data.js';
-import { toQueueError } from '../src/queue/job-control.js';
+import { toQueueError } from './job-control.js';
 
 export function createPromptProcessor(deps: PromptDeps): (job: Job, token?: string) => Promise<unknown> {
   const ctx = createPromptContext(deps);

@@ -17,7 +17,7 @@ import { openQueue, QUEUE_NAMES, type QueueName } from '../queue/queues.js';
 import { createRedisConnection, redisTarget } from '../queue/redis-connection.js';
 import { assertDurableForPrompts, checkRedisPersistence, describePersistence, type RedisPersistenceReport } from '../queue/redis-persistence.js';
 import { probeRedis } from '../queue/redis-probe.js';
-import { startWorkers, type WorkerSet } from '../queue/workers.js';
+import { startWorkers, type WorkerSet } from '../../jobs/workers.js';
 import { openWarehouse, type Warehouse } from '../warehouse/index.js';
 
 export interface RuntimeOptions {

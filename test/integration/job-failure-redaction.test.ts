@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthError } from '../../src/api/index.js';
 import { registerSecret } from '../../src/logger.js';
-import { toQueueError } from '../../src/queue/job-control.js';
+import { toQueueError } from '../../jobs/job-control.js';
 import { openQueue, QUEUE_NAMES } from '../../src/queue/queues.js';
 import { keySpellings, revealsKey } from '../support/key-spellings.js';
 import { until } from '../support/wait.js';

@@ -2,7 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { AuthError } from '../../src/api/index.js';
 import { registerSecret } from '../../src/logger.js';
-import { toQueueError } from '../../src/queue/job-control.js';
+import { toQueueError } from '../../jobs/job-control.js';
 import { keySpellings, revealsKey } from '../support/key-spellings.js';
 
 const KEY = 'mint_QueueErrorSecret0123456789abcdef';

@@ -5,18 +5,18 @@
  */
 import { Worker, type Job, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { MintpipeConfig } from '../../config/index.js';
-import { createPlanNightlyProcessor, PLAN_NIGHTLY_JOB } from '../../jobs/plan-nightly.js';
-import { createWindowProcessor } from '../../jobs/export-window.js';
-import type { MintlifyClient } from '../api/index.js';
-import type { ExportObserver } from '../export/export-window.js';
-import type { Logger } from '../logger.js';
-import type { PromptObserver } from '../prompts/index.js';
-import type { Warehouse } from '../warehouse/index.js';
-import { queueKeyPrefix } from './queue-names.js';
-import { QUEUE_NAMES, type QueueName } from './queues.js';
-import { createRedisConnection, isConnectionError } from './redis-connection.js';
-import { analyticsBudget } from './request-budget.js';
+import type { MintpipeConfig } from '../config/index.js';
+import { createPlanNightlyProcessor, PLAN_NIGHTLY_JOB } from './plan-nightly.js';
+import { createWindowProcessor } from './export-window.js';
+import type { MintlifyClient } from '../src/api/index.js';
+import type { ExportObserver } from '../src/export/export-window.js';
+import type { Logger } from '../src/logger.js';
+import type { PromptObserver } from '../src/prompts/index.js';
+import type { Warehouse } from '../src/warehouse/index.js';
+import { queueKeyPrefix } from '../src/queue/queue-names.js';
+import { QUEUE_NAMES, type QueueName } from '../src/queue/queues.js';
+import { createRedisConnection, isConnectionError } from '../src/queue/redis-connection.js';
+import { analyticsBudget } from '../src/queue/request-budget.js';
 
 export interface WorkerDeps {
   names: QueueName[];
@@ -73,7 +73,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
   }
   if (deps.names.includes(QUEUE_NAMES.prompts)) {
     // Loaded only when this process works the prompts queue.
-    const { createPromptProcessor } = await import('../../jobs/prompt.js');
+    const { createPromptProcessor } = await import('./prompt.js');
     const processPrompt = createPromptProcessor({
       client: deps.client,
       warehouse: deps.warehouse,

@@ -7,10 +7,10 @@
  * So the message is redacted, and the stack is the message alone: no frames, no local paths.
  */
 import { UnrecoverableError } from 'bullmq';
-import { AuthError, InvalidRequestError, InvalidResponseError, NotFoundError } from '../api/index.js';
-import { PaginationError, UnstableWindowError } from '../export/errors.js';
-import { MintpipeError } from '../errors.js';
-import { redactSecrets } from '../logger.js';
+import { AuthError, InvalidRequestError, InvalidResponseError, NotFoundError } from '../src/api/index.js';
+import { PaginationError, UnstableWindowError } from '../src/export/errors.js';
+import { MintpipeError } from '../src/errors.js';
+import { redactSecrets } from '../src/logger.js';
 
 export function toQueueError(err: unknown): { error: Error; unrecoverable: boolean } {
   const unrecoverable =
