@@ -101,17 +101,21 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
   return {
     workers,
     async close() {
-      const graceful = Promise.all(workers.map((w) => w.close()));
+      // Stop taking jobs, then give the running ones the grace period. Not close() yet: BullMQ
+      // answers a later close(true) with that first close's promise, which waits for every job.
+      await Promise.all(workers.map((w) => w.pause(true)));
+      const drained = Promise.all(workers.map((w) => w.whenCurrentJobsFinished(false)));
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), config.shutdownGraceMs);
       });
-      const result = await Promise.race([graceful.then(() => 'closed' as const), timeout]);
+      const result = await Promise.race([drained.then(() => 'drained' as const), timeout]);
       clearTimeout(timer);
       if (result === 'timeout') {
         logger.warn({ event: 'workers_force_close', graceMs: config.shutdownGraceMs }, 'grace period over: releasing in-flight jobs');
-        await Promise.all(workers.map((w) => w.close(true)));
       }
+      // Forced: stops renewing the locks of jobs still running, so another worker resumes them.
+      await Promise.all(workers.map((w) => w.close(result === 'timeout')));
       await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
     },
   };

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
+import { createServer, type Socket } from 'node:net';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { enqueueWindows } from '../../src/export/enqueue.js';
 import { testEnv } from '../support/export-stack.js';
 import { runCli } from '../support/run-cli.js';
 import { queueKeyPrefix } from '../../src/queue/queue-names.js';
@@ -82,6 +84,44 @@ describe('mintpipe start lifecycle', () => {
       expect(await exited).toBe(0);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('releases a job still running when the grace period ends and exits with code 0, leaving the job to be resumed', async () => {
+    // An upstream that accepts the request and never answers: the window's job cannot finish.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: `http://127.0.0.1:${port}`, MINTPIPE_SHUTDOWN_GRACE: '1s' });
+    const queue = new Queue('export', { connection: redis, prefix: queueKeyPrefix(env.MINTPIPE_QUEUE_PREFIX!) });
+    const child = spawn(process.execPath, ['bin/mintpipe.js', 'worker', '--queues', 'export'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!stderr.includes('mintpipe worker: export')) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker did not come up: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const [enqueued] = await enqueueWindows(queue, [{ dataset: 'visitors', projectId: 'stuck-docs', dateFrom: '2026-10-01', dateTo: '2026-10-02', kind: 'manual' }]);
+      while (sockets.length === 0) await new Promise((r) => setTimeout(r, 50));
+      child.kill('SIGTERM');
+      // 0: its workers let go of the job (1 would mean they could not, 143 a second signal).
+      expect(await exited).toBe(0);
+      expect(stderr).toContain('"event":"workers_force_close"');
+      // Not failed and not lost: it waits in Redis for its lock to lapse and another worker to resume it.
+      expect(['active', 'waiting']).toContain(await queue.getJobState(enqueued!.jobId));
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await queue.obliterate({ force: true });
+      await queue.close();
+      for (const socket of sockets) socket.destroy();
+      silent.close();
     }
   }, 90_000);
 });
