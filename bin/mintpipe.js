@@ -8,7 +8,16 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { compiledEntry, staleReason } from './dist-freshness.js';
+
+// The heap grows by at most 20% over what survived the last full collection, instead of V8's
+// default (up to 4×). An export allocates ~3 KB per row that dies within its batch (a sampling heap
+// profile counting collected objects: page parsing and validation, row objects, insert text) while
+// what stays alive is ~40 MB; by default the heap ran to ~260 MB for a 900k-row window. Measured on a
+// 300k-row window: peak heap 166 → 96 MB, peak RSS 531 → 453 MB, CPU within noise; no
+// measurable cost at start-up. Set here, before any of mintpipe's code has allocated.
+setFlagsFromString('--heap-growing-percent=20');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const compiled = compiledEntry(root);
