@@ -231,37 +231,25 @@ describe('emulator analytics: data', () => {
   });
 });
 
-describe('emulator analytics: speed', () => {
-  it('computes a 100,000-path window once, then serves its pages in O(limit)', async () => {
+describe('emulator analytics: one window computed once', () => {
+  it('computes a 100,000-path window once, then serves any page of it, and 16 at once, from that one computation', async () => {
     const bench = await startEmulator({ port: 0 });
     try {
       const query = { dateFrom: '2026-01-01', dateTo: '2026-01-02', limit: 250 };
-      let started = performance.now();
       const first = await getPage(bench.url, 'bench-100000', { ...query, offset: 0 });
-      const firstMs = performance.now() - started;
-      const laterMs: number[] = [];
-      const offsets = [250, 50_000, 99_750, 75_000, 1000, 12_345, 99_000, 500];
-      for (const offset of offsets) {
-        started = performance.now();
+      for (const offset of [250, 50_000, 99_750, 75_000, 1000, 12_345, 99_000, 500]) {
         const page = await getPage(bench.url, 'bench-100000', { ...query, offset });
-        laterMs.push(performance.now() - started);
         expect(page.visitors).toHaveLength(250);
         expect(page.totals).toEqual(first.totals);
         expect(page.hasMore).toBe(offset + 250 < 100_000);
       }
       // 16 pages at once, as the benchmarks fetch them.
-      started = performance.now();
       const burst = await Promise.all(
         Array.from({ length: 16 }, (_, i) => getPage(bench.url, 'bench-100000', { ...query, offset: i * 250 })),
       );
-      const burstMs = performance.now() - started;
       expect(new Set(burst.flatMap((page) => page.visitors.map((row) => row.path))).size).toBe(16 * 250);
+      // Page speed is measured in `npm run bench`; here, that the window was computed only once.
       expect(bench.windowsComputed).toBe(1);
-      const median = [...laterMs].sort((a, b) => a - b)[laterMs.length / 2]!;
-      console.log(
-        `100k-path window: first page ${firstMs.toFixed(0)} ms (computes the window), later pages median ${median.toFixed(1)} ms, 16 concurrent pages ${burstMs.toFixed(0)} ms`,
-      );
-      expect(median).toBeLessThan(Math.max(25, firstMs / 4));
     } finally {
       await bench.close();
     }
