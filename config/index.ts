@@ -316,7 +316,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       hosts: parseDashboardHosts(env.MINTPIPE_DASHBOARD_HOSTS),
     },
     metricsPort: env.MINTPIPE_METRICS_PORT?.trim() ? integer(env, 'MINTPIPE_METRICS_PORT', 0, 0, 65_535) : undefined,
-    // The hard stop of a stopping process is a timer of the grace plus 10 s (src/cli/run-until-signal.ts).
+    // The hard stop of a stopping process is a timer of the grace plus 0.9 s (src/cli/run-until-signal.ts).
     shutdownGraceMs: timerDuration(env, 'MINTPIPE_SHUTDOWN_GRACE', 30_000, MAX_TIMER_MS - 10_000),
   };
 }
