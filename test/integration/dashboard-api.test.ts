@@ -142,6 +142,10 @@ describe('dashboard JSON API', () => {
       failedWindows: datasetSeed.failedFeedbackWindows,
       findings: datasetSeed.findings.feedback,
     });
+    // Exactly the findings of the runs readers see (a superseded run's findings are not counted).
+    expect(byName.get('feedback')?.findings).toEqual(datasetSeed.findings.feedback);
+    expect(byName.get('assistant')?.findings).toEqual(datasetSeed.findings.assistant);
+    expect(byName.get('visitors')?.findings).toEqual({});
     // Enabled by the settings but never exported: listed, with nothing complete.
     expect(byName.get('searches')).toMatchObject({ lastWindow: null, lagDays: null, enabled: true });
     expect(byName.get('assistant-threads')).toMatchObject({ lastWindow: null, enabled: true });

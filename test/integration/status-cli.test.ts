@@ -77,6 +77,8 @@ describe('mintpipe status per dataset, beside a process that holds the warehouse
     });
     expect(row('feedback')).toMatchObject({ lagDays: 0, failedWindows: 1, findings: { invalid_text: 2 }, enabled: true });
     expect(row('visitors')).toMatchObject({ lagDays: 0, failedWindows: 1, findings: {} });
+    expect(row('feedback')?.findings).toEqual({ invalid_text: 2 });
+    expect(row('assistant')?.findings).toEqual({ cursor_restarted: 1 });
     // Enabled for the configured project, never exported.
     expect(row('searches')).toMatchObject({ lastWindow: null, lagDays: null, enabled: true });
   });

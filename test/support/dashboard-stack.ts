@@ -338,6 +338,11 @@ export async function seedDatasetData(wh: Warehouse, options: { projectId?: stri
       ...Array.from({ length: notHelpful }, (_, i) => item(helpful + i, 'not')),
       ...Array.from({ length: unrated }, (_, i) => item(helpful + notHelpful + i, 'unrated')),
     ];
+    if (newest) {
+      // An earlier export of the same window, superseded: its rows and findings are no longer what readers see.
+      const startedAt = new Date(Date.parse(`${dateTo}T01:00:00Z`));
+      await exportDatasetRun(wh, { dataset: 'feedback', projectId, dateFrom: day, dateTo, rows: items.slice(0, 1), findings: [{ kind: 'short_page', detail: 'superseded' }], startedAt });
+    }
     await exportDatasetRun(wh, {
       dataset: 'feedback',
       projectId,
