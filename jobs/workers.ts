@@ -101,10 +101,10 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
   return {
     workers,
     async close() {
-      // Stop taking jobs, then give the running ones the grace period. Not close() yet: BullMQ
-      // answers a later close(true) with that first close's promise, which waits for every job.
-      await Promise.all(workers.map((w) => w.pause(true)));
-      const drained = Promise.all(workers.map((w) => w.whenCurrentJobsFinished(false)));
+      // Stop taking jobs, and give the running ones the grace period (pause() resolves once they
+      // are done). Not close() yet: BullMQ answers a later close(true) with that first close's
+      // promise, which waits for every job.
+      const drained = Promise.all(workers.map((w) => w.pause()));
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), config.shutdownGraceMs);
