@@ -6,7 +6,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { Warehouse } from '../../warehouse/index.js';
-import { loadContext, withRuntime } from '../command-context.js';
 
 export function register(program: Command): void {
   program
@@ -15,12 +14,14 @@ export function register(program: Command): void {
     .option('--format <format>', 'text or json', 'text')
     .action(async (flags: { format: string }) => {
       if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
-      const context = loadContext({ oneShot: true });
-      const [{ gatherStatus }, { statusText }, { openWarehouse }] = await Promise.all([
+      // Loaded here, not at the top: `--help` and usage errors load only commander.
+      const [{ loadContext, withRuntime }, { gatherStatus }, { statusText }, { openWarehouse }] = await Promise.all([
+        import('../command-context.js'),
         import('../../ops/status-report.js'),
         import('../../ops/status-text.js'),
         import('../../warehouse/index.js'),
       ]);
+      const context = loadContext({ oneShot: true });
       await withRuntime(context, async (runtime) => {
         // A glance, not a wait: a warehouse held by a process without a gateway is a note at once
         // (the runtime's own open would wait for it), and status serves no gateway of its own.
