@@ -1,4 +1,11 @@
-/** Rows of `{ path, human, ai, total }`, shared by visitors and views (same shape, other meaning). */
+/**
+ * Datasets of `{ path, human, ai, total }` rows with site `totals` on every page, paged by offset:
+ * visitors and views (same shape, other meaning). Each declares itself with
+ * `definePathCountsDataset`; counts are approximate (rounded, bounds recorded, never failed).
+ */
+import { z } from 'zod';
+import { humanAiTotal } from './counts.js';
+import { defineDataset, type Dataset, type DatasetName } from './dataset.js';
 import type { RowContext } from './row-context.js';
 
 export interface PathCounts {
@@ -8,9 +15,9 @@ export interface PathCounts {
   total: number;
 }
 
-export const pathCounts = new Set(['path', 'human', 'ai', 'total']);
+const known = new Set(['path', 'human', 'ai', 'total']);
 
-export function pathCountsRow(item: PathCounts, ctx: RowContext): Record<string, unknown> {
+function pathCountsRow(item: PathCounts, ctx: RowContext): Record<string, unknown> {
   const where = `path ${JSON.stringify(item.path)}`;
   ctx.totalBounds(where, item);
   return {
@@ -18,11 +25,38 @@ export function pathCountsRow(item: PathCounts, ctx: RowContext): Record<string,
     human: ctx.count(`${where} human`, item.human),
     ai: ctx.count(`${where} ai`, item.ai),
     total: ctx.count(`${where} total`, item.total),
-    extra: ctx.extra(item, pathCounts),
+    extra: ctx.extra(item, known),
   };
 }
 
-export function pathCountsTotals(totals: { human: number; ai: number; total: number }, ctx: RowContext): Record<string, unknown> {
+function pathCountsTotals(totals: { human: number; ai: number; total: number }, ctx: RowContext): Record<string, unknown> {
   ctx.totalBounds('totals', totals);
   return { human: ctx.count('totals human', totals.human), ai: ctx.count('totals ai', totals.ai), total: ctx.count('totals total', totals.total) };
+}
+
+export interface PathCountsDeclaration {
+  name: DatasetName;
+  /** Path under `/v1/analytics/{projectId}/`, and the key of the rows in the body. */
+  endpoint: 'visitors' | 'views';
+  table: string;
+  totalsTable: string;
+  view: string;
+  requestsPerDayGuess: number;
+}
+
+export function definePathCountsDataset(d: PathCountsDeclaration): Dataset {
+  const schema = z.looseObject({
+    totals: z.looseObject(humanAiTotal),
+    [d.endpoint]: z.array(z.looseObject({ path: z.string(), ...humanAiTotal })),
+    hasMore: z.boolean(),
+  });
+  type Body = { totals: PathCounts & object; hasMore: boolean } & Record<string, unknown>;
+  return defineDataset<Body, PathCounts>({
+    ...d,
+    pagination: { kind: 'offset', limit: 250 },
+    schema: schema as unknown as z.ZodType<Body>,
+    page: (body, ctx) => ({ items: body[d.endpoint] as PathCounts[], hasMore: body.hasMore, totals: pathCountsTotals(body.totals, ctx) }),
+    keyColumn: 'path',
+    row: pathCountsRow,
+  });
 }
