@@ -1,5 +1,5 @@
 /**
- * `npm run bench:cli [-- --runs N] [--memory-runs N] [--no-memory]`: the bin as a user runs it, each command a whole
+ * `npm run bench:cli [-- --runs N] [--memory-runs N] [--no-memory] [--as-is]`: the bin as a user runs it, each command a whole
  * process, several runs (min / median / max of wall time, median peak RSS), next to `node -e 0` and a
  * bare process that loads the embedded engine and runs SELECT 1, measured in the same run; then the
  * issue 11 targets and ratios. Also one-shot exports of a one-page window and of a ~900k-row day
@@ -79,7 +79,8 @@ const medianRss = (row: Row) => median(row.samples.map((s) => s.rssMb ?? NaN));
 const bin = (...rest: string[]) => [process.execPath, 'bin/mintpipe.js', ...rest];
 
 // ---- dist/ as a global install runs it ----
-const stale = staleReason(process.cwd());
+// --as-is: measure the checkout in the current directory as it is (e.g. an older commit, for a before/after).
+const stale = args.includes('--as-is') ? undefined : staleReason(process.cwd());
 if (stale) {
   process.stderr.write(`bench:cli: ${stale}: building dist/ first (npm run build)\n`);
   // tsc emits even when someone's work in progress does not typecheck; the bench runs what it emitted.
