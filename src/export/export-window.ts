@@ -353,8 +353,6 @@ async function complete(
   if (dataset.totalsTable && !totals) throw new UnstableWindowError('window totals were lost with the checkpoint');
   await completeRun(warehouse, {
     ...runEvent(task, { ...cp, requests }, 'running'),
-    // After 'running' (1); a tie with a later event of seq 2 (e.g. 'abandoned') goes to the later event_at.
-    seq: 2,
     table: dataset.table,
     totals: dataset.totalsTable && totals ? { table: dataset.totalsTable, columns: totals } : undefined,
   });

@@ -66,11 +66,14 @@ describe('runs left running with no live job', () => {
     expect(await storedRows(stack.warehouse, 'visitor_rows', 'visitors_orphan_a')).toBe(3);
     expect((await latestResumableRun(stack.warehouse, orphanWindow))?.runId).toBe('visitors_orphan_a');
 
-    // A later run of the window completes: the abandoned rows go, and nothing is left to resume.
+    // The window enqueued again resumes the abandoned run (after its 3 stored rows) and completes
+    // it; then nothing is left to resume and the run is complete, not reaped again.
     const [result] = await stack.exportWindows([{ projectId: 'reap-docs', dateFrom: '2026-09-01', dateTo: '2026-09-02' }]);
     expect(result?.state).toBe('completed');
-    expect(await storedRows(stack.warehouse, 'visitor_rows', 'visitors_orphan_a')).toBe(0);
+    expect((result?.returnvalue as { runId: string }).runId).toBe('visitors_orphan_a');
+    expect((await status('visitors_orphan_a'))!.status).toBe('complete');
     expect(await latestResumableRun(stack.warehouse, orphanWindow)).toBeNull();
+    expect((await reapAbandonedRuns({ warehouse: stack.warehouse, queue })).reaped).toEqual([]);
   });
 
   it('keeps an abandoned run\'s rows within the retention and prunes them past it', async () => {
