@@ -142,7 +142,7 @@ export class Runtime {
       },
     });
     if (warehouse.engine === 'embedded') {
-      const { serveWarehouseGateway } = await import('./warehouse-gateway.js');
+      const { serveWarehouseGateway } = await import('../warehouse/warehouse-gateway.js');
       this.stopGateway = await serveWarehouseGateway(warehouse, this.config.dataDir);
     }
     return warehouse;

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveWarehouseGateway } from '../../src/cli/warehouse-gateway.js';
+import { serveWarehouseGateway } from '../../src/warehouse/warehouse-gateway.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/index.js';
 
 /** The TypeScript runner bin/mintpipe.js falls back to when dist/ is older than the sources. */

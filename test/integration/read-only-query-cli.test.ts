@@ -8,7 +8,7 @@ import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryThroughGateway, serveWarehouseGateway } from '../../src/cli/warehouse-gateway.js';
+import { queryThroughGateway, serveWarehouseGateway } from '../../src/warehouse/warehouse-gateway.js';
 import { openWarehouse, QueryLimitError, QueryRefusedError, type Warehouse } from '../../src/warehouse/index.js';
 import { runCli, type CliResult } from '../support/run-cli.js';
 import { rejection, until } from '../support/wait.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveWarehouseGateway } from '../../src/cli/warehouse-gateway.js';
+import { serveWarehouseGateway } from '../../src/warehouse/warehouse-gateway.js';
 import type { StatusReport } from '../../src/ops/status-report.js';
 import { listInstallation } from '../../src/queue/installation-info.js';
 import { createRedisConnection } from '../../src/queue/redis-connection.js';

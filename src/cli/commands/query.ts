@@ -55,7 +55,7 @@ async function runReadOnly(
   } catch (err) {
     if (!(err instanceof WarehouseLockedError)) throw err;
     // A running mintpipe process holds the embedded warehouse: ask it.
-    const { queryThroughGateway } = await import('../warehouse-gateway.js');
+    const { queryThroughGateway } = await import('../../warehouse/warehouse-gateway.js');
     const viaGateway = await queryThroughGateway(config.dataDir, sql, limits);
     if (viaGateway) return viaGateway;
     // Another one-shot command has the engine (it serves no gateway): queue for it, saying so.

@@ -21,7 +21,7 @@ import {
   type QueryLimits,
   type QueryResult,
   type Warehouse,
-} from '../warehouse/index.js';
+} from './index.js';
 
 interface GatewayFile {
   pid: number;
