@@ -84,6 +84,15 @@ const STATEMENTS = [
   "SHOW CREATE VIEW visitors",
   "SELECT 1 INTO OUTFILE '/tmp/x' FORMAT CSV",
   "EXPLAIN AST DROP TABLE visitors",
+  "SHOW CREATE VIEW system.processes",
+  "SELECT mintpipe.visitors.n IN (1, 2) FROM mintpipe.visitors",
+  "SELECT 1 NOT IN mintpipe.nope",
+  "SELECT 1 GLOBAL IN mintpipe.nope",
+  "SELECT 1 GLOBAL NOT IN mintpipe.nope",
+  "SELECT nullIn(1, mintpipe.nope)",
+  "SELECT notNullIn(1, mintpipe.nope)",
+  "SELECT globalNullIn(1, mintpipe.nope)",
+  "SELECT globalNotNullIn(1, mintpipe.nope)",
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'mintpipe-ast-capture-'));

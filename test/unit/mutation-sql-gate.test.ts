@@ -65,6 +65,8 @@ describe('the SQL gate, on the engine parse', () => {
     ['SELECT mintpipe.visitors.n FROM mintpipe.visitors', 'SELECT'],
     // A name that is no table the engine has is a column path, not a table.
     ['SELECT system.processes.x FROM visitors', 'SELECT'],
+    // Only the right side of IN names a table.
+    ['SELECT mintpipe.visitors.n IN (1, 2) FROM mintpipe.visitors', 'SELECT'],
     ["SELECT format('{} {}', 'a', 'b')", 'SELECT'],
     ['SELECT has([1], 1)', 'SELECT'],
     ['EXPLAIN SELECT 1', 'EXPLAIN'],
@@ -113,6 +115,14 @@ describe('the SQL gate, on the engine parse', () => {
     ['SELECT 1 NOT IN system.processes', `query: table system.processes is not allowed (${TABLES})`],
     ['SELECT notIn(1, system.processes)', `query: table system.processes is not allowed (${TABLES})`],
     ['SELECT 1 IN mintpipe.nope', `query: table mintpipe.nope is not allowed (${TABLES})`],
+    ['SELECT 1 NOT IN mintpipe.nope', `query: table mintpipe.nope is not allowed (${TABLES})`],
+    ['SELECT 1 GLOBAL IN mintpipe.nope', `query: table mintpipe.nope is not allowed (${TABLES})`],
+    ['SELECT 1 GLOBAL NOT IN mintpipe.nope', `query: table mintpipe.nope is not allowed (${TABLES})`],
+    ['SELECT nullIn(1, mintpipe.nope)', `query: table mintpipe.nope is not allowed (${TABLES})`],
+    ['SELECT notNullIn(1, mintpipe.nope)', `query: table mintpipe.nope is not allowed (${TABLES})`],
+    ['SELECT globalNullIn(1, mintpipe.nope)', `query: table mintpipe.nope is not allowed (${TABLES})`],
+    ['SELECT globalNotNullIn(1, mintpipe.nope)', `query: table mintpipe.nope is not allowed (${TABLES})`],
+    ['SHOW CREATE VIEW system.processes', `query: table system.processes is not allowed (${TABLES})`],
     ['SELECT tuple(1, system.processes)', `query: table system.processes is not allowed (${TABLES})`],
     ["SELECT * FROM file('/etc/passwd', 'LineAsString')", `query: table function file() is not allowed (${TABLE_FUNCTIONS})`],
     ['SELECT * FROM zeros(3)', `query: table function zeros() is not allowed (${TABLE_FUNCTIONS})`],
@@ -134,6 +144,7 @@ describe('the SQL gate, on the engine parse', () => {
     const root = readExplainAst(['AlterQuery (children 0)']);
     expect(() => judgeStatement(root, 'alter table t', catalog)).toThrow(`query: ALTER ${NOT_A_STATEMENT}`);
     expect(() => judgeStatement(root, '(ALTER TABLE t)', catalog)).toThrow(`query: AlterQuery ${NOT_A_STATEMENT}`);
+    expect(() => judgeStatement(root, 'ALTER(t)', catalog)).toThrow(`query: AlterQuery ${NOT_A_STATEMENT}`);
     expect(() => judgeStatement(root, '', catalog)).toThrow(`query: AlterQuery ${NOT_A_STATEMENT}`);
     expect(() => judgeStatement(readExplainAst(['SystemQuery']), 'SYSTEM', catalog)).toThrow(`query: SYSTEM ${NOT_A_STATEMENT}`);
   });
