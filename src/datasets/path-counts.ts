@@ -18,13 +18,13 @@ export interface PathCounts {
 const known = new Set(['path', 'human', 'ai', 'total']);
 
 function pathCountsRow(item: PathCounts, ctx: RowContext): Record<string, unknown> {
-  const where = `path ${JSON.stringify(item.path)}`;
+  const where = () => `path ${JSON.stringify(item.path)}`;
   ctx.totalBounds(where, item);
   return {
     path: item.path,
-    human: ctx.count(`${where} human`, item.human),
-    ai: ctx.count(`${where} ai`, item.ai),
-    total: ctx.count(`${where} total`, item.total),
+    human: ctx.count(() => `${where()} human`, item.human),
+    ai: ctx.count(() => `${where()} ai`, item.ai),
+    total: ctx.count(() => `${where()} total`, item.total),
     extra: ctx.extra(item, known),
   };
 }

@@ -10,17 +10,27 @@ import type { FindingLog } from './findings.js';
 export const PII_MODES = ['keep', 'hash', 'drop'] as const;
 export type PiiMode = (typeof PII_MODES)[number];
 
+/** Where a value comes from, for a finding's text; a function defers building the text until a finding needs it. */
+export type Where = string | (() => string);
+
+function text(where: Where): string {
+  return typeof where === 'string' ? where : where();
+}
+
 export class RowContext {
   constructor(
     private readonly log: FindingLog,
     private readonly pii: PiiMode,
   ) {}
 
-  /** A count for a UInt64 column: rounded to the nearest whole number (recorded when it was not one). */
-  count(where: string, value: number): number {
+  /**
+   * A count for a UInt64 column: rounded to the nearest whole number (recorded when it was not one).
+   * `where` may be a function, so the text is built only for a finding.
+   */
+  count(where: Where, value: number): number {
     if (Number.isInteger(value)) return value;
     const rounded = Math.max(0, Math.round(value));
-    this.log.add('fractional_count', `${where}: ${value} stored as ${rounded}`);
+    this.log.add('fractional_count', `${text(where)}: ${value} stored as ${rounded}`);
     return rounded;
   }
 
@@ -28,10 +38,10 @@ export class RowContext {
    * Records a `total` outside `max(human, ai) … human + ai`. The spec calls all three approximate
    * distinct counts, so this is a finding, never a failure.
    */
-  totalBounds(where: string, counts: { human: number; ai: number; total: number }): void {
+  totalBounds(where: Where, counts: { human: number; ai: number; total: number }): void {
     const { human, ai, total } = counts;
     if (total < Math.max(human, ai) || total > human + ai) {
-      this.log.add('total_out_of_bounds', `${where}: total ${total} outside [max(human, ai) = ${Math.max(human, ai)}, human + ai = ${human + ai}]`);
+      this.log.add('total_out_of_bounds', `${text(where)}: total ${total} outside [max(human, ai) = ${Math.max(human, ai)}, human + ai = ${human + ai}]`);
     }
   }
 
@@ -59,9 +69,10 @@ export class RowContext {
   /** Fields of `item` the schema does not list, as a JSON object text ('' when none). */
   extra(item: object, known: ReadonlySet<string>): string {
     let extra: Record<string, unknown> | undefined;
-    for (const [key, value] of Object.entries(item)) {
-      if (known.has(key)) continue;
-      (extra ??= {})[key] = value;
+    // for…in, not Object.entries: most items have no extra field, and this allocates nothing then.
+    for (const key in item) {
+      if (known.has(key) || !Object.hasOwn(item, key)) continue;
+      (extra ??= {})[key] = (item as Record<string, unknown>)[key];
     }
     return extra ? JSON.stringify(extra) : '';
   }

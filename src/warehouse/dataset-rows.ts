@@ -54,7 +54,7 @@ function batchToken(batch: Pick<RowBatch, 'runId' | 'batchOffset' | 'batchEnd'>)
 
 /** Stores a batch in one synchronous insert (nothing for no rows). */
 export async function insertRowBatch(wh: Warehouse, batch: RowBatch): Promise<void> {
-  const rows = batch.rows.map((row) => ({
+  const constants = {
     run_id: batch.runId,
     project_id: batch.projectId,
     date_from: batch.dateFrom,
@@ -62,9 +62,8 @@ export async function insertRowBatch(wh: Warehouse, batch: RowBatch): Promise<vo
     batch_offset: batch.batchOffset,
     batch_end: batch.batchEnd,
     batch_cursor: batch.batchCursor,
-    ...row,
-  }));
-  await insertRows(wh, batch.table, rows, { dedupToken: batchToken(batch) });
+  };
+  await insertRows(wh, batch.table, batch.rows, { dedupToken: batchToken(batch), constants });
 }
 
 /** Stores the findings of a batch, deduplicated with the batch (a replayed batch records them once). */

@@ -19,7 +19,15 @@ export interface InsertRowsOptions {
    * @default ''
    */
   dedupToken?: string;
+  /**
+   * Columns with the same value in every row (e.g. a batch's run and window), written once as a
+   * prefix of each row instead of copied into every row object. @default none
+   */
+  constants?: Record<string, unknown>;
 }
+
+/** Rows serialized per chunk: the body streams in pieces instead of one string the size of the batch. */
+const ROWS_PER_CHUNK = 1000;
 
 /**
  * Inserts `rows` into `table` in one statement; does nothing for no rows. The first row's keys name
@@ -38,13 +46,23 @@ export async function insertRows(
     `insert_deduplication_token = ${stringLiteral(options.dedupToken ?? '')}`,
   ].join(', ');
   // Compact rows (arrays in the order of a column list) parse about a third faster than objects.
-  const columns = Object.keys(rows[0]!);
+  const constants = options.constants ?? {};
+  const constantColumns = Object.keys(constants);
+  const rowColumns = Object.keys(rows[0]!);
+  const columns = [...constantColumns, ...rowColumns];
   for (const column of columns) {
     if (!isPlainIdentifier(column)) throw new TypeError(`not a plain column name: ${column}`);
   }
   const query = `INSERT INTO ${tableName(wh, table)} (${columns.join(', ')}) SETTINGS ${settings} FORMAT JSONCompactEachRow`;
-  let body = '';
-  for (const row of rows) body += `${JSON.stringify(columns.map((column) => row[column] ?? null))}\n`;
-  const result = await wh.client.exec({ query, values: Readable.from([body]) });
+  const prefix = constantColumns.length === 0 ? '[' : `${JSON.stringify(constantColumns.map((column) => constants[column] ?? null)).slice(0, -1)},`;
+  const chunks: string[] = [];
+  for (let start = 0; start < rows.length; start += ROWS_PER_CHUNK) {
+    let chunk = '';
+    for (const row of rows.slice(start, start + ROWS_PER_CHUNK)) {
+      chunk += `${prefix}${JSON.stringify(rowColumns.map((column) => row[column] ?? null)).slice(1)}\n`;
+    }
+    chunks.push(chunk);
+  }
+  const result = await wh.client.exec({ query, values: Readable.from(chunks) });
   await drainStream(result.stream);
 }
