@@ -20,6 +20,7 @@ describe('redaction of a configured secret, edge by edge', () => {
     const redact = createRedactor([`__${SECRET}__`]);
     expect(redact(`x __${SECRET}__ y`)).toBe(`x ${REDACTED} y`);
     expect(redact(`x ${SECRET} y`)).toBe(`x ${REDACTED} y`);
+    expect(createRedactor([`${SECRET}__`])(`x ${SECRET}__ y`)).toBe(`x ${REDACTED} y`);
   });
 
   it('removes the longer of two secrets whole when one contains the other, in any order given', () => {
@@ -43,7 +44,9 @@ describe('redaction of a configured secret, edge by edge', () => {
       expect(redact(`u=${urlSafe}`), urlSafe).not.toMatch(/MjA0|Sml2|Kppdm|a2th/);
       expect(redact(JSON.stringify({ b: standard })), standard).not.toMatch(/MjA0|Sml2|Kppdm|a2th/);
     }
-    expect(Buffer.from(secret).toString('base64')).toMatch(/[/]/);
+    const slashed = Buffer.from(`${secret}!`).toString('base64');
+    expect(slashed).toMatch(/[/]/);
+    expect(redact(`b=${slashed.replace('/', '\\/')}`)).not.toMatch(/MjA0|Sml2|Kppdm|a2th/);
     expect(Buffer.from(`ab${secret}`).toString('base64')).toMatch(/[+]/);
   });
 
