@@ -6,6 +6,11 @@
  */
 import { defineConfig } from 'vitest/config';
 
+// StrykerJS runs tests in worker threads, which cannot change the process's time zone: set it here,
+// before they start, to a zone that is not UTC, so a timestamp read as local time shows
+// (test/unit/mutation-timestamps.test.ts sets the same zone itself under the normal config).
+process.env.TZ = 'America/New_York';
+
 export default defineConfig({
   test: {
     include: ['test/unit/**/*.test.ts'],

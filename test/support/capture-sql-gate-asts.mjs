@@ -93,6 +93,15 @@ const STATEMENTS = [
   "SELECT notNullIn(1, mintpipe.nope)",
   "SELECT globalNullIn(1, mintpipe.nope)",
   "SELECT globalNotNullIn(1, mintpipe.nope)",
+  "SHOW TABLES INTO OUTFILE '/tmp/x'",
+  "DESCRIBE visitors INTO OUTFILE '/tmp/x'",
+  "EXPLAIN SELECT 1 INTO OUTFILE '/tmp/x'",
+  "SHOW CREATE TABLE visitors INTO OUTFILE '/tmp/x'",
+  "DESCRIBE visitors FORMAT JSON",
+  "EXPLAIN SELECT 1 FORMAT JSON",
+  "SHOW CREATE TABLE visitors FORMAT JSON",
+  "SHOW TABLES SETTINGS max_threads = 1",
+  "DESCRIBE visitors SETTINGS max_threads = 1",
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'mintpipe-ast-capture-'));
