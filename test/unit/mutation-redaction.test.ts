@@ -58,6 +58,7 @@ describe('redaction of a configured secret, edge by edge', () => {
   it('matches a secret under eight letters and digits only as written, in any case, so ordinary words survive', () => {
     const redact = createRedactor(['ab-cd-ef-g']);
     expect(redact('AB-CD-EF-G')).toBe(REDACTED);
+    expect(redact('ab-cd-ef-g')).toBe(REDACTED);
     expect(redact('a b c d e f g')).toBe('a b c d e f g');
     const base64 = Buffer.from('ab-cd-ef-g').toString('base64');
     expect(redact(base64)).toBe(base64);
