@@ -94,7 +94,7 @@ const OPEN_LOCK_WAIT_MS = 30_000;
  * each sees the previous one's pid file instead of asking the engine. A lock file naming a dead
  * or zombie process is taken over. The wait is short: an open holds it for ~100 ms.
  */
-export async function withOpenLock<T>(path: string, body: () => T): Promise<T> {
+export async function withOpenLock<T>(path: string, body: () => T | Promise<T>): Promise<T> {
   const file = join(path, OPEN_LOCK_FILE);
   const deadline = Date.now() + OPEN_LOCK_WAIT_MS;
   for (;;) {
@@ -112,7 +112,7 @@ export async function withOpenLock<T>(path: string, body: () => T): Promise<T> {
     }
   }
   try {
-    return body();
+    return await body();
   } finally {
     if (readPid(file, /^\s*(\d+)/) === process.pid) rmSync(file, { force: true });
   }

@@ -62,6 +62,10 @@ export async function openWarehouse(options: OpenWarehouseOptions): Promise<Ware
   return wh;
 }
 
+/** Tries while a dead holder's locks are released by the kernel: 30 × 100 ms. */
+const DEAD_HOLDER_RETRIES = 30;
+const DEAD_HOLDER_RETRY_MS = 100;
+
 /** Opens the embedded engine, waiting (within `lockWait`) while another process holds it. */
 async function openEmbeddedWaiting(options: OpenWarehouseOptions): Promise<Warehouse> {
   const startedAt = Date.now();
@@ -126,17 +130,26 @@ async function openEmbeddedEngine(options: OpenWarehouseOptions): Promise<Wareho
     const { createChdbConnection } = await import('chdb/connection');
     // One mintpipe process at a time asks the engine for the directory, and only when no live holder
     // is recorded: an engine that refuses prints its own lock error to stderr.
-    connection = await withOpenLock(path, () => {
+    connection = await withOpenLock(path, async () => {
       const holder = recordedHolder(path);
       if (holder !== undefined) throw new WarehouseLockedError(path, holder);
       let opened;
-      try {
-        opened = createChdbConnection({ path });
-      } catch (err) {
-        const named = lockHolder(path);
-        if (named !== undefined) throw new WarehouseLockedError(path, named, { cause: err });
-        if (existsSync(join(path, 'status'))) throw new EngineRefusedError(new WarehouseLockedError(path, undefined), { cause: err });
-        throw err;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          opened = createChdbConnection({ path });
+          break;
+        } catch (err) {
+          const named = lockHolder(path);
+          if (named !== undefined) throw new WarehouseLockedError(path, named, { cause: err });
+          // The recorded holder is gone, yet the engine still refuses: a process killed a moment
+          // ago keeps its file locks until its last thread has exited. Give it a few seconds.
+          if (attempt < DEAD_HOLDER_RETRIES) {
+            await new Promise((resolve) => setTimeout(resolve, DEAD_HOLDER_RETRY_MS));
+            continue;
+          }
+          if (existsSync(join(path, 'status'))) throw new EngineRefusedError(new WarehouseLockedError(path, undefined), { cause: err });
+          throw err;
+        }
       }
       writePidFile(path);
       return opened;
