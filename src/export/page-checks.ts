@@ -10,7 +10,7 @@ import { PaginationError, UnstableWindowError } from './errors.js';
 
 export class PageChecks {
   private totals: Record<string, unknown> | undefined;
-  private previousSignature = '';
+  private previousSignature: string | undefined;
   private recentKeys = new Set<string>();
   private previousPageKeys: string[] = [];
   private readonly cursors = new Set<string>();
@@ -53,7 +53,7 @@ export class PageChecks {
     }
     if (!keyColumn) return;
     const keys = rows.map((row) => String(row[keyColumn]));
-    const signature = keys.join('\u0001');
+    const signature = JSON.stringify(keys);
     if (paginated && keys.length > 0 && signature === this.previousSignature) {
       throw new PaginationError(`page at position ${position} repeats the previous page`);
     }

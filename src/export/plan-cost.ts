@@ -76,5 +76,9 @@ export function formatPlanCost(cost: PlanCost): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
   const budget = cost.requestsPerHour === null ? 'the analytics budget is off' : `at ${Number(cost.requestsPerHour.toFixed(2))} requests per hour (MINTPIPE_ANALYTICS_RATE), shared by every dataset and project`;
-  return [line(header), ...rows.map(line), '', `${cost.estimatedRequests} requests (at least ${cost.leastRequests}) take about ${hours(cost.hours)} ${budget}`].join('\n');
+  const summary =
+    cost.hours === null
+      ? `${cost.estimatedRequests} requests (at least ${cost.leastRequests}); ${budget}, so nothing paces them`
+      : `${cost.estimatedRequests} requests (at least ${cost.leastRequests}) take about ${hours(cost.hours)} ${budget}`;
+  return [line(header), ...rows.map(line), '', summary].join('\n');
 }

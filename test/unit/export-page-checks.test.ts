@@ -59,4 +59,11 @@ describe('page checks', () => {
     last.check({ items: ['1'], hasMore: true, nextCursor: 'X' }, ids('1'), 0, null);
     expect(() => last.check({ items: ['2'], hasMore: false, nextCursor: 'X' }, ids('2'), 1, 'X')).not.toThrow();
   });
+
+  it('tells keys apart whatever they contain: an empty key first, or keys that would join into another', () => {
+    expect(() => offsetChecks().check(page(['']), rows(''), 0, null)).not.toThrow();
+    const checks = offsetChecks();
+    checks.check(page(['a', 'b']), rows('a', 'b'), 0, null);
+    expect(() => checks.check(page(['a\u0001b']), rows('a\u0001b'), 2, null)).not.toThrow();
+  });
 });
