@@ -6,12 +6,18 @@ import type { PromptRecord } from './prompt-record.js';
 import { PromptStore } from './prompt-store.js';
 import { PROMPT_STATUSES, type PromptStatus } from './prompt-status.js';
 
-/** A batch id that Redis does not know (never submitted, or under another queue prefix). */
+/**
+ * A batch id that Redis does not know. Most often Redis lost it (restarted without persistence,
+ * or evicted), and the ledger can rebuild it: a runtime failure (exit 1) that names the command
+ * that recovers. Less often it was submitted under another queue prefix, or never.
+ */
 export class BatchNotFoundError extends MintpipeError {
   override name = 'BatchNotFoundError';
-  override exitCode = 2;
+  override exitCode = 1;
   constructor(readonly batchId: string) {
-    super(`batch ${batchId}: not found (was it submitted with another MINTPIPE_QUEUE_PREFIX?)`);
+    super(
+      `batch ${batchId}: lost from Redis — was it restarted without persistence? \`mintpipe prompts recover ${batchId}\` rebuilds it from the ledger (or check MINTPIPE_QUEUE_PREFIX)`,
+    );
   }
 }
 

@@ -25,6 +25,8 @@ export {
 export { waitForBatch, type WaitOptions } from './wait-for-batch.js';
 export { resendAmbiguous, type ResendOptions, type ResendResult } from './resend-ambiguous.js';
 export { cancelBatch, type CancelResult } from './cancel-batch.js';
+export { BatchNotInLedgerError, requestRecovery, waitForRecovery, type RecoveryRequest } from './recover-batch.js';
+export { promptIdentities } from './prompt-identity.js';
 export { planChains, type ChainPlan, type PlannedPrompt, type PlanOptions, type PromptKind } from './plan-chains.js';
 export { PollPace } from './poll-pace.js';
 export { createPromptContext, GET_RETRY, type PromptContext, type PromptTiming } from './prompt-context.js';

@@ -14,6 +14,7 @@ export function toPromptEvent(record: PromptRecord): PromptEvent {
   return {
     batchId: record.batchId,
     promptId: record.promptId,
+    identity: record.identity,
     projectId: record.projectId,
     jobId: record.jobId,
     status: record.status,

@@ -19,7 +19,7 @@ export const promptJobDataSchema = z.strictObject({
   attempt: z.number().int().min(0).max(1_000_000),
 });
 
-export const batchJobDataSchema = z.strictObject({ batchId });
+export const batchJobDataSchema = z.strictObject({ batchId, recover: z.literal(true).optional() });
 
 // A field added to a job data type without its check here fails to compile (and vice versa).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -20,6 +20,8 @@ export interface PromptJobData {
 
 export interface BatchJobData {
   batchId: string;
+  /** Rebuild the batch from the ledger when Redis lost it (`prompts recover`). */
+  recover?: true;
 }
 
 export function promptJobId(promptId: string, attempt: number): string {
@@ -72,6 +74,14 @@ export async function addPromptJobs(
 
 export async function addBatchJob(queue: Queue, batchId: string, generation: number): Promise<void> {
   await queue.add(BATCH_JOB, { batchId } satisfies BatchJobData, { ...JOB_OPTIONS, jobId: batchJobId(batchId, generation) });
+}
+
+/** A batch job that rebuilds the batch from the ledger first when Redis lost it; returns its job id. */
+export async function addRecoverJob(queue: Queue, batchId: string, nowMs = Date.now()): Promise<string> {
+  // Redis lost the batch's generation counter with the rest: the time makes the id new.
+  const jobId = `b-${batchId}-recover-${nowMs}`;
+  await queue.add(BATCH_JOB, { batchId, recover: true } satisfies BatchJobData, { ...JOB_OPTIONS, jobId });
+  return jobId;
 }
 
 /** Moves a delayed prompt job to run after `delayMs` (0: now); no-op when it is not delayed any more. */

@@ -17,6 +17,8 @@ export interface JobSnapshot {
 export interface PromptRecord {
   promptId: string;
   batchId: string;
+  /** The ledger's key of the prompt: its row, not its file (prompt-identity.ts); '' for records older than the ledger. */
+  identity: string;
   /** 0-based position in the batch's file. */
   position: number;
   /** 1-based line of the file, when it came from one. */
@@ -73,11 +75,14 @@ export interface PromptRecord {
   checkedAtMs: number | undefined;
   /** Consecutive failed attempts to check or send that proved nothing was sent. */
   failures: number;
+  /** The token of the run that claimed the send (checked again right before the POST). */
+  claim: string | undefined;
 }
 
 /** Hash field names of the record (what the Lua scripts read and write). */
 export const F = {
   batchId: 'batchId',
+  identity: 'identity',
   position: 'position',
   line: 'line',
   projectId: 'projectId',
@@ -109,6 +114,7 @@ export const F = {
   checks: 'checks',
   checkedAt: 'checkedAt',
   failures: 'failures',
+  claim: 'claim',
 } as const;
 
 export type RecordField = (typeof F)[keyof typeof F];
@@ -146,6 +152,7 @@ export function decodeRecord(promptId: string, hash: Record<string, string>): Pr
   return {
     promptId,
     batchId: hash[F.batchId] ?? '',
+    identity: hash[F.identity] ?? '',
     position: int(hash[F.position]),
     line: optionalInt(hash[F.line]),
     projectId,
@@ -178,6 +185,7 @@ export function decodeRecord(promptId: string, hash: Record<string, string>): Pr
     checks: int(hash[F.checks]),
     checkedAtMs: optionalInt(hash[F.checkedAt]),
     failures: int(hash[F.failures]),
+    claim: hash[F.claim] || undefined,
   };
 }
 

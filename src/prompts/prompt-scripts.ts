@@ -138,3 +138,30 @@ redis.call('HDEL', KEYS[1], 'held')
 redis.call('HINCRBY', KEYS[2], '_held', -1)
 return 1
 `);
+
+/**
+ * Takes over what the ledger knows of a prompt Redis had forgotten (recovery after a Redis loss,
+ * or a row sent by an earlier batch). Applies only to a record that never moved here: queued, not
+ * in a lane, not final, of the expected attempt. KEYS: prompt, batch counts. ARGV: expected
+ * attempt, new status, done (1/0), lowest version to take, attempt to take, field/value pairs
+ * (empty deletes). Returns {1, fields} or {0, status}.
+ */
+export const ADOPT = new LuaScript(`
+local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'version', 'done', 'laned')
+if not cur[1] then return {0} end
+if cur[1] ~= 'queued' or cur[2] ~= ARGV[1] or cur[4] == '1' or cur[5] == '1' then return {0, cur[1]} end
+local version = math.max(tonumber(cur[3] or '0') + 1, tonumber(ARGV[4]))
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'version', version, 'attempt', ARGV[5])
+for i = 6, #ARGV, 2 do
+  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+if ARGV[3] == '1' then
+  redis.call('HSET', KEYS[1], 'done', '1')
+  redis.call('HINCRBY', KEYS[2], '_done', 1)
+end
+if ARGV[2] ~= 'queued' then
+  redis.call('HINCRBY', KEYS[2], 'queued', -1)
+  redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
+end
+return {1, redis.call('HGETALL', KEYS[1])}
+`);

@@ -9,7 +9,7 @@ import type { PromptInput } from './prompt-input.js';
 import type { PromptKind } from './plan-chains.js';
 import { decodeRecord, F, pairsToHash, type PromptRecord, type RecordField } from './prompt-record.js';
 import { PromptKeys } from './prompt-keys.js';
-import { CREATE_PROMPT, LANE_ENTER, LANE_LEAVE, MARK_SYNCED, PATCH, RESEND, SET_HELD, TRANSITION } from './prompt-scripts.js';
+import { ADOPT, CREATE_PROMPT, LANE_ENTER, LANE_LEAVE, MARK_SYNCED, PATCH, RESEND, SET_HELD, TRANSITION } from './prompt-scripts.js';
 import { PROMPT_STATUSES, type PromptStatus } from './prompt-status.js';
 
 /** Redis retention of a finished batch. */
@@ -39,10 +39,16 @@ export interface BatchMeta {
   createdAtMs: number;
   /** The file it came from, for display. */
   source: string;
+  /** Submitted with `--force`: its prompts are sent even when the ledger shows the same rows sent before. @default false */
+  forced?: boolean;
+  /** Rebuilt from the ledger by `prompts recover` after Redis lost it. @default false */
+  recovered?: boolean;
 }
 
 export interface NewPrompt extends PromptInput {
   promptId: string;
+  /** See PromptRecord. */
+  identity: string;
   position: number;
   kind: PromptKind;
   /** See PromptRecord. */
@@ -54,13 +60,14 @@ export interface NewPrompt extends PromptInput {
 
 /** Observation fields a resend clears. */
 const OBSERVATION_FIELDS: RecordField[] = [
-  F.before, F.sentAt, F.finishedAt, F.polls, F.polledAt, F.pollDueAt, F.observedActive, F.lastStatus, F.prLink, F.error, F.waitingSince, F.checks, F.checkedAt, F.failures,
+  F.before, F.sentAt, F.finishedAt, F.polls, F.polledAt, F.pollDueAt, F.observedActive, F.lastStatus, F.prLink, F.error, F.waitingSince, F.checks, F.checkedAt, F.failures, F.claim,
 ];
 
 /** The hash of a prompt just submitted, as field/value pairs. */
 function newPromptFields(batchId: string, p: NewPrompt): string[] {
   const fields: Record<string, string> = {
     [F.batchId]: batchId,
+    [F.identity]: p.identity,
     [F.position]: String(p.position),
     [F.projectId]: p.projectId,
     [F.jobId]: p.jobId ?? '',
@@ -112,7 +119,7 @@ export class PromptStore {
     await this.redis
       .multi()
       .hsetnx(this.keys.batch(batchId), 'createdAt', String(meta.createdAtMs))
-      .hset(this.keys.batch(batchId), 'total', String(meta.total), 'source', meta.source)
+      .hset(this.keys.batch(batchId), 'total', String(meta.total), 'source', meta.source, ...(meta.forced ? ['forced', '1'] : []), ...(meta.recovered ? ['recovered', '1'] : []))
       .zadd(this.keys.batches(), 'NX', meta.createdAtMs, batchId)
       .exec();
     let added = 0;
@@ -166,6 +173,30 @@ export class PromptStore {
     }
     const reason = code === -1 ? 'missing' : code === -2 ? 'other-attempt' : code === -3 ? 'final' : 'wrong-status';
     return { ok: false, reason, status };
+  }
+
+  /**
+   * Gives a prompt that never moved in Redis the state the ledger knows (see ADOPT); undefined
+   * when the record moved meanwhile. A final state counts as the batch's, and may expire it.
+   */
+  async adopt(
+    record: Pick<PromptRecord, 'promptId' | 'batchId' | 'attempt'>,
+    state: { status: PromptStatus; done: boolean; minVersion: number; attempt: number; set: FieldChanges },
+  ): Promise<PromptRecord | undefined> {
+    const reply = (await ADOPT.run(
+      this.redis,
+      [this.keys.prompt(record.promptId), this.keys.batchCounts(record.batchId)],
+      [record.attempt, state.status, state.done ? '1' : '0', state.minVersion, state.attempt, ...changeArgs(state.set)],
+    )) as [number, unknown?];
+    if (Number(reply[0]) !== 1) return undefined;
+    if (state.done) await this.expireIfFinished(record.batchId);
+    return decodeRecord(record.promptId, pairsToHash(reply[1]));
+  }
+
+  /** True while the prompt is `sending` under the claim `token` (Redis has not forgotten or re-made it). */
+  async holdsClaim(promptId: string, token: string): Promise<boolean> {
+    const [status, claim] = await this.redis.hmget(this.keys.prompt(promptId), F.status, F.claim);
+    return status === 'sending' && claim === token;
   }
 
   /** Updates observation fields of a prompt still in `status`; false when it moved on. */
@@ -266,7 +297,7 @@ export class PromptStore {
   async batchMeta(batchId: string): Promise<BatchMeta | undefined> {
     const hash = await this.redis.hgetall(this.keys.batch(batchId));
     if (hash.total === undefined) return undefined;
-    return { batchId, total: Number(hash.total), createdAtMs: Number(hash.createdAt ?? 0), source: hash.source ?? '' };
+    return { batchId, total: Number(hash.total), createdAtMs: Number(hash.createdAt ?? 0), source: hash.source ?? '', forced: hash.forced === '1', recovered: hash.recovered === '1' };
   }
 
   /** Prompts per status, how many are final, and how many are held behind an ambiguous step of their chain. */

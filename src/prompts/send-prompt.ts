@@ -9,11 +9,17 @@
  * 3. the project's budget grants a slot (else: wait, as a delayed job);
  * 4. queued → sending is claimed atomically in Redis BEFORE the POST; a run that later finds
  *    `sending` cannot know whether the POST went out, so it never posts (see prompt-step.ts);
+ *    the `sending` mark then goes to the ledger of record (the warehouse), awaited: Redis may
+ *    forget (restarted without persistence), the ledger does not, and whoever starts the batch
+ *    again asks it (reconcile-ledger.ts). No ledger mark, no POST: back to queued, try later.
+ *    Right before the POST the claim is checked again, so a run that outlived a Redis restart
+ *    does not post for a prompt Redis has since forgotten or made again;
  * 5. one POST, no retries inside the client. Its failure decides: 429 or a connection never
  *    made prove the server did not take it (back to queued, wait); 400/404 → rejected; anything
  *    else (5xx, timeout, reset, bad body) may have been taken → ambiguous, never resent. An
  *    ambiguous message is still observed on its job; an ambiguous create has no job to observe.
  */
+import { randomBytes } from 'node:crypto';
 import {
   AmbiguousSendError,
   AuthError,
@@ -92,13 +98,25 @@ async function post(scope: StepScope, record: PromptRecord, jobId: string | unde
   const take = await ctx.budget(record.projectId, record.kind).tryTake();
   if (!take.granted) return wait(take.waitMs, `${record.kind} budget spent`);
 
-  const claim = await scope.move(record, 'sending', { before, sentAt: ctx.now(), error: null, ...(jobId ? { jobId } : {}) });
+  const token = randomBytes(8).toString('hex');
+  const claim = await scope.move(record, 'sending', { before, sentAt: ctx.now(), error: null, claim: token, ...(jobId ? { jobId } : {}) });
   if (!claim.ok) {
     // Another run moved it (only when a job's lock was lost): the next run sees where it is.
     if (claim.reason === 'wrong-status') return wait(ctx.timing.pollInitialMs, 'claimed elsewhere');
     return { kind: 'skipped', reason: `claim refused: ${claim.reason}` };
   }
   const sending = claim.record;
+  try {
+    await scope.writeNow(sending);
+  } catch (err) {
+    const back = await scope.move(sending, 'queued', { sentAt: null, before: null, claim: null, error: `not sent yet: the ledger (warehouse) did not record the send: ${errorText(err)}` });
+    if (!back.ok) return { kind: 'skipped', reason: back.reason };
+    return wait(ctx.timing.pollMaxMs, 'ledger unavailable; not sent');
+  }
+  if (!(await ctx.store.holdsClaim(sending.promptId, token))) {
+    scope.logger.warn({ event: 'prompt.claim_lost', prompt: sending.promptId }, 'claim lost before the POST (Redis forgot or re-made the prompt); not sent');
+    return { kind: 'skipped', reason: 'claim lost before the POST; not sent' };
+  }
 
   let answer: AgentJob;
   try {

@@ -51,6 +51,16 @@ export class StepScope {
     return { kind: 'finished', status: to };
   }
 
+  /**
+   * Writes `record`'s state to the warehouse now and waits for it (the ledger's `sending` mark
+   * before a POST); it is not written again at the end of the run.
+   */
+  async writeNow(record: PromptRecord): Promise<void> {
+    await this.ctx.writer.write([record]);
+    const at = this.changed.indexOf(record);
+    if (at >= 0) this.changed.splice(at, 1);
+  }
+
   /** Writes this run's changes to the warehouse. */
   async flush(): Promise<void> {
     const records = this.changed.splice(0);

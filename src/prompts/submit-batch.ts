@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { UsageError } from '../errors.js';
 import { planChains } from './plan-chains.js';
 import { batchIdFor, newBatchSalt, promptIdFor } from './prompt-ids.js';
+import { promptIdentities } from './prompt-identity.js';
 import type { PromptInput } from './prompt-input.js';
 import { addBatchJob } from './prompt-jobs.js';
 import { chainLaneId, jobLaneId } from './prompt-keys.js';
@@ -53,6 +54,7 @@ export async function submitBatch(
   if (problem) throw new UsageError(`prompt ${problem.index + 1}: ${problem.reason}`);
   const batchId = batchIdFor(prompts, options.force ? newBatchSalt() : undefined);
   const ids = prompts.map((p, position) => promptIdFor(batchId, position, p));
+  const identities = promptIdentities(plan.prompts);
   // A chain's rows point to the next one (a step that does not complete stops or holds the rest).
   const nextOf = new Map<number, string>();
   const lastOfChain = new Map<number, number>();
@@ -75,13 +77,14 @@ export async function submitBatch(
       line: p.line,
       position,
       promptId: ids[position]!,
+      identity: identities[position]!,
       chainHead: p.chain === undefined ? undefined : ids[p.head],
       next: nextOf.get(position),
       lane: jobId === undefined ? chainLaneId(batchId, p.chain ?? `#${p.head}`) : jobLaneId(p.projectId, jobId),
     };
   });
   const store = new PromptStore(deps.redis, deps.prefix);
-  const { added, existing } = await store.createBatch({ batchId, total: records.length, createdAtMs: Date.now(), source: options.source ?? '' }, records);
+  const { added, existing } = await store.createBatch({ batchId, total: records.length, createdAtMs: Date.now(), source: options.source ?? '', forced: options.force === true }, records);
   // Added last: a submission cut short is completed by submitting again, and the job (a no-op
   // when it exists) then starts every prompt that was recorded.
   await addBatchJob(deps.queue, batchId, 0);

@@ -47,6 +47,7 @@ export {
   type PromptOutcome,
   type PromptStatus,
 } from './prompt-events.js';
+export { readPromptLedger, type LedgerEntry, type LedgerQuery } from './prompt-ledger.js';
 export { checkQuery, runQuery, type QueryColumn, type QueryResult, type RunQueryOptions } from './read-only-query.js';
 export {
   QueryCancelledError,

@@ -146,6 +146,8 @@ describe('a create whose answer is lost', () => {
 
   it('cancels prompts waiting for a busy job without sending them, and frees the job for the next batch', async () => {
     stack.emulator.control.setJob('busy', 'job-1', { status: 'active' });
+    // The job stays busy until the cancel, however long the batch takes to start (a run lasts ~60 ms).
+    const busy = setInterval(() => stack.emulator.control.setJob('busy', 'job-1', { status: 'active' }), 20);
     const jobReadsBefore = stack.emulator.counters.jobRequests;
     const batch = await stack.submit([
       { projectId: 'busy', jobId: 'job-1', prompt: 'wait for me' },
@@ -153,7 +155,7 @@ describe('a create whose answer is lost', () => {
     ]);
     // The lane's head has found the job busy and waits (a delayed job) when the cancel comes.
     await until('the busy job to be checked', async () => (stack.emulator.counters.jobRequests > jobReadsBefore ? true : undefined));
-    const result = await cancelBatch(api(), batch.batchId);
+    const result = await cancelBatch(api(), batch.batchId).finally(() => clearInterval(busy));
     expect(result.cancelled).toHaveLength(2);
     expect((await stack.finish(batch.batchId)).prompts!.map((p) => p.status)).toEqual(['cancelled', 'cancelled']);
     stack.emulator.control.setJob('busy', 'job-1', { status: 'completed' });

@@ -109,13 +109,15 @@ describe('mintpipe prompts', () => {
     expect(result.stdout).toMatch(/not completed \(1\):/);
   });
 
-  it('refuses a missing file, an unknown batch and a resend without --ambiguous with one line and exit 2', async () => {
+  it('refuses a missing file and a resend without --ambiguous with one line and exit 2; a batch Redis does not have is lost (exit 1), with the command that recovers it', async () => {
     const missing = await runCli(['prompts', 'send', join(dir, 'nope.jsonl')], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr.trim()).toBe(`mintpipe: ${join(dir, 'nope.jsonl')}: cannot read the prompt file (no such file)`);
     const unknown = await runCli(['prompts', 'status', '0123456789abcdef'], env);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/batch 0123456789abcdef: not found/);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim().split('\n')).toEqual([
+      'mintpipe: batch 0123456789abcdef: lost from Redis — was it restarted without persistence? `mintpipe prompts recover 0123456789abcdef` rebuilds it from the ledger (or check MINTPIPE_QUEUE_PREFIX)',
+    ]);
     const resend = await runCli(['prompts', 'resend', '0123456789abcdef'], env);
     expect(resend.code).toBe(2);
     expect(resend.stderr).toMatch(/--ambiguous or --prompt ID is required/);

@@ -1,12 +1,14 @@
 /**
- * `mintpipe prompts send|status|resend|cancel`: submit a prompt file as a batch, follow it, resend
- * ambiguous prompts on request, cancel what was never sent. Submitting and following need only
- * Redis, so they work with workers running elsewhere; `--wait` starts in-process workers only
- * when none are connected.
+ * `mintpipe prompts send|status|resend|cancel|recover`: submit a prompt file as a batch, follow
+ * it, resend ambiguous prompts on request, cancel what was never sent, rebuild a batch Redis lost
+ * from the ledger. Submitting and following need only Redis, so they work with workers running
+ * elsewhere (the worker that starts a batch consults the ledger); `--wait` starts in-process
+ * workers only when none are connected.
  *
  * Exit codes: 2 for bad usage or any bad line (the good lines are still enqueued); with --wait,
  * 1 when a prompt did not end delivered (rejected, timed_out, ambiguous, skipped, cancelled, or
- * held behind an ambiguous step); else 0.
+ * held behind an ambiguous step); 1 when Redis lost the batch (the message names `recover`);
+ * else 0.
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
@@ -94,6 +96,15 @@ export function register(program: Command): void {
       });
     });
   prompts
+    .command('recover')
+    .description('rebuild a batch that Redis lost (restarted without persistence) from the ledger: never sent is sent, sent is polled, unknown ends ambiguous')
+    .argument('<batch>', 'batch id printed by `prompts send`')
+    .option('--wait', 'follow the batch to the end; exit 0 only when every prompt was delivered and its outcome observed')
+    .option('--format <format>', 'output: text or json', 'text')
+    .action(async (batch: string, flags: { wait?: boolean; format: string }) => {
+      process.exitCode = await runRecover(batch, flags);
+    });
+  prompts
     .command('cancel')
     .description('end the prompts of a batch that were never sent as cancelled (held ones included); what is in flight finishes')
     .argument('<batch>', 'batch id')
@@ -109,6 +120,32 @@ export function register(program: Command): void {
         else process.stdout.write(`batch ${batchId}: ${result.cancelled.length} prompt(s) cancelled, ${result.inFlight.length} in flight left to finish\n`);
       });
     });
+}
+
+async function runRecover(batch: string, flags: { wait?: boolean; format: string }): Promise<number> {
+  checkFormat(flags.format);
+  const batchId = parseBatchId(batch);
+  const { allDelivered, loadContext, requestRecovery, waitForRecovery, withRuntime } = await load();
+  return withRuntime(loadContext({ oneShot: true }), async (runtime) => {
+    const deps = { redis: runtime.redis, queue: runtime.queue(QUEUE_NAMES.prompts), prefix: runtime.config.queuePrefix };
+    if (flags.wait && !(await runtime.hasWorkers(QUEUE_NAMES.prompts))) runtime.client();
+    const request = await requestRecovery(deps, batchId);
+    const line = request.inRedis
+      ? `batch ${batchId}: still in Redis; started again (its lanes are re-checked)`
+      : `batch ${batchId}: recovery queued — a worker rebuilds it from the ledger (never sent: sent; sent: polled or ambiguous)`;
+    if (!flags.wait) {
+      if (flags.format === 'json') writeJson(request);
+      else process.stdout.write(`${line}${request.inRedis || (await runtime.hasWorkers(QUEUE_NAMES.prompts)) ? '' : '; no worker is running: start one, or pass --wait'}\n`);
+      return 0;
+    }
+    process.stderr.write(`${line}\n`);
+    const started = await runtime.ensureWorkers([QUEUE_NAMES.prompts]);
+    if (!started) process.stderr.write('using the running workers\n');
+    await waitForRecovery(deps, request);
+    const final = await follow(runtime, batchId);
+    await report(final, flags.format, { recovered: !request.inRedis });
+    return allDelivered(final) ? 0 : 1;
+  });
 }
 
 async function runSend(file: string, flags: SendFlags): Promise<number> {

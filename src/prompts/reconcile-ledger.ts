@@ -1,0 +1,123 @@
+/**
+ * Before a batch's prompts enter their lanes, the ledger of record (the warehouse's
+ * `prompt_events`) is asked about each prompt that never moved in Redis: a prompt whose row
+ * reached `sending` or later — in this batch before Redis lost it, or in another batch with the
+ * same row (prompt-identity.ts) — is never enqueued to be sent again. It takes over what the
+ * ledger knows:
+ * - `sending` (the POST may have gone out): `sending`, so its step ends it `ambiguous` as after a
+ *   crash (a message is then observed on its job; a create holds its chain);
+ * - `polling` with its job known: polled to its outcome;
+ * - `ambiguous` of a message: observed on its job again; of a create: as `sending`;
+ * - a final status: final, as recorded (a chain that stopped there stops here too).
+ * A prompt of a forced batch (`--force`, the explicit choice to send again) is matched only with
+ * its own ledger entries, not with other batches' rows. A resent prompt (attempt > 0) is never
+ * looked up: the resend is an explicit choice too.
+ */
+import { readPromptLedger, type LedgerEntry } from '../warehouse/index.js';
+import type { PromptContext } from './prompt-context.js';
+import type { PromptRecord } from './prompt-record.js';
+import { FINAL_STATUSES, type PromptStatus } from './prompt-status.js';
+import type { BatchMeta, FieldChanges } from './prompt-store.js';
+
+interface Adoption {
+  status: PromptStatus;
+  done: boolean;
+  set: FieldChanges;
+}
+
+export interface ReconcileResult {
+  /** The batch's records, with the adopted ones replaced. */
+  records: PromptRecord[];
+  /** Prompts that took a state from the ledger. */
+  adopted: number;
+}
+
+/** A prompt that never moved in Redis: the ledger may know more. */
+function isUntouched(r: PromptRecord): boolean {
+  return r.status === 'queued' && !r.laned && !r.done && r.attempt === 0;
+}
+
+export async function reconcileWithLedger(ctx: PromptContext, meta: Pick<BatchMeta, 'batchId' | 'forced'>, records: readonly PromptRecord[]): Promise<ReconcileResult> {
+  const untouched = records.filter(isUntouched);
+  if (untouched.length === 0) return { records: [...records], adopted: 0 };
+  const entries = await readPromptLedger(ctx.warehouse, {
+    promptIds: untouched.map((r) => r.promptId),
+    identities: meta.forced ? [] : untouched.map((r) => r.identity).filter((i) => i !== ''),
+  });
+  const own = new Map<string, LedgerEntry>();
+  const byIdentity = new Map<string, LedgerEntry[]>();
+  for (const e of entries) {
+    if (e.batchId === meta.batchId) own.set(e.promptId, e);
+    if (e.identity) byIdentity.set(e.identity, [...(byIdentity.get(e.identity) ?? []), e]);
+  }
+
+  const result = new Map(records.map((r) => [r.promptId, r]));
+  /** Chains (by first prompt) stopped at a step that did not complete: why. */
+  const stopped = new Map<string, string>();
+  let adopted = 0;
+  for (const record of [...records].sort((a, b) => a.position - b.position)) {
+    if (!isUntouched(record)) continue;
+    const mine = own.get(record.promptId);
+    const others = meta.forced || !record.identity ? [] : (byIdentity.get(record.identity) ?? []).filter((e) => e !== mine);
+    const known = best([...(mine ? [mine] : []), ...others]);
+    const stop = record.chainHead ? stopped.get(record.chainHead) : undefined;
+    let adoption: Adoption | undefined;
+    if (known && known.status !== 'queued') adoption = adopt(ctx, record, known);
+    else if (stop) adoption = { status: 'skipped', done: true, set: { finishedAt: ctx.now(), error: stop } };
+    // Its own ledger entry is ahead of the new record: later events must outrank it.
+    const minVersion = mine ? mine.version + 1 : 0;
+    if (!adoption && minVersion <= record.version) continue;
+    const next = await ctx.store.adopt(record, {
+      ...(adoption ?? { status: 'queued', done: false, set: {} }),
+      minVersion,
+      attempt: known && known.status !== 'queued' && known === mine ? mine.attempt : record.attempt,
+    });
+    if (!next) continue;
+    result.set(next.promptId, next);
+    if (adoption) {
+      adopted++;
+      ctx.logger.info(
+        { event: 'prompt.adopted_from_ledger', batch: meta.batchId, prompt: record.promptId, status: next.status, from: known?.batchId === meta.batchId ? 'this batch' : known?.batchId },
+        'prompt state taken from the ledger: not sent again',
+      );
+    }
+    if (next.chainHead && next.done && next.status !== 'completed') {
+      const where = next.line === undefined ? `#${next.position + 1}` : `line ${next.line}`;
+      stopped.set(next.chainHead, stop ?? `not sent: chain "${next.chain}" stopped at ${where}, which ended ${next.status} (as the ledger records)`);
+    }
+  }
+  return { records: records.map((r) => result.get(r.promptId) ?? r), adopted };
+}
+
+/** The entry that says most: one that reached `sending` or later before one still queued, then the latest. */
+function best(entries: readonly LedgerEntry[]): LedgerEntry | undefined {
+  let pick: LedgerEntry | undefined;
+  for (const e of entries) {
+    const reached = e.status !== 'queued';
+    const pickReached = pick !== undefined && pick.status !== 'queued';
+    if (!pick || (reached && !pickReached) || (reached === pickReached && e.recordedAtMs > pick.recordedAtMs)) pick = e;
+  }
+  return pick;
+}
+
+function adopt(ctx: PromptContext, record: PromptRecord, known: LedgerEntry): Adoption {
+  const jobId = known.jobId || record.jobId;
+  const sent = { jobId: jobId || null, sentAt: known.sentAtMs };
+  const elsewhere = known.batchId === record.batchId ? '' : ` (sent by batch ${known.batchId}, prompt ${known.promptId})`;
+  if ((FINAL_STATUSES as readonly PromptStatus[]).includes(known.status)) {
+    return {
+      status: known.status,
+      done: true,
+      set: { ...sent, finishedAt: known.finishedAtMs ?? ctx.now(), prLink: known.prLink, polls: known.polls, error: known.error ? `${known.error}${elsewhere}` : null },
+    };
+  }
+  const recovered = `the ledger shows it ${known.status === 'sending' ? 'was being sent' : 'was sent'}${elsewhere}; not resent`;
+  if (known.status === 'polling' && jobId) {
+    return { status: 'polling', done: false, set: { ...sent, pollDueAt: ctx.now(), polls: known.polls, error: null } };
+  }
+  if (known.status === 'ambiguous' && record.kind === 'message' && jobId) {
+    return { status: 'ambiguous', done: false, set: { ...sent, pollDueAt: ctx.now(), polls: known.polls, error: known.error ?? recovered } };
+  }
+  // sending, or a create whose job is unknown: its step ends it ambiguous, as after a crash mid-send.
+  return { status: 'sending', done: false, set: { ...sent, error: recovered } };
+}
