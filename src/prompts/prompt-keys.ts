@@ -1,33 +1,41 @@
 /**
  * Redis keys of the prompt pipeline, all under the queue prefix so installations sharing one
  * Redis stay apart. Ids are URI-encoded where they come from users (project and job ids).
+ *
+ * Every key carries one hash tag, `{<prefix>:prompts}`: on a Redis Cluster all of them live in one
+ * slot, so each Lua script of the pipeline (which touches a prompt, its batch and its lane at once)
+ * runs on one node.
  */
 export class PromptKeys {
-  constructor(private readonly prefix: string) {}
+  private readonly prefix: string;
+
+  constructor(queuePrefix: string) {
+    this.prefix = `{${queuePrefix}:prompts}`;
+  }
 
   /** Hash: one prompt's record (text, state, observation). */
   prompt(promptId: string): string {
-    return `${this.prefix}:prompts:p:${promptId}`;
+    return `${this.prefix}:p:${promptId}`;
   }
 
   /** Hash: a batch's meta (total, createdAt, source file). */
   batch(batchId: string): string {
-    return `${this.prefix}:prompts:b:${batchId}`;
+    return `${this.prefix}:b:${batchId}`;
   }
 
   /** Sorted set: the batch's prompt ids scored by position in the file. */
   batchPrompts(batchId: string): string {
-    return `${this.prefix}:prompts:b:${batchId}:ids`;
+    return `${this.prefix}:b:${batchId}:ids`;
   }
 
   /** Hash: prompts of the batch per status, and `_done` for those whose outcome is final. */
   batchCounts(batchId: string): string {
-    return `${this.prefix}:prompts:b:${batchId}:counts`;
+    return `${this.prefix}:b:${batchId}:counts`;
   }
 
   /** Sorted set of batch ids by creation time. */
   batches(): string {
-    return `${this.prefix}:prompts:batches`;
+    return `${this.prefix}:batches`;
   }
 
   /**
@@ -35,7 +43,7 @@ export class PromptKeys {
    * the head is the one allowed to run.
    */
   lane(laneId: string): string {
-    return `${this.prefix}:prompts:lane:${laneId}`;
+    return `${this.prefix}:lane:${laneId}`;
   }
 }
 

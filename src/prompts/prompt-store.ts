@@ -329,7 +329,9 @@ export class PromptStore {
       const results = (await pipeline.exec()) ?? [];
       const missing = results.some(([err]) => err instanceof Error && err.message.startsWith('NOSCRIPT'));
       if (missing && round === 0) {
-        await this.redis.script('LOAD', script.source);
+        // On a Redis Cluster each master keeps its own scripts: load it on all of them.
+        const nodes = 'nodes' in this.redis && typeof this.redis.nodes === 'function' ? (this.redis.nodes as (role: string) => Redis[])('master') : [this.redis];
+        await Promise.all(nodes.map((node) => node.script('LOAD', script.source)));
         continue;
       }
       return results.map(([err, value]) => {

@@ -53,10 +53,10 @@ describe('prompt jobs with bad data', () => {
     // The warehouse and the prompt store hold the good batch only; one message went upstream.
     const batches = await stack.rows('SELECT DISTINCT batch_id FROM mintpipe.prompt_events ORDER BY batch_id');
     expect(batches).toEqual([{ batch_id: good.batchId }]);
-    const storeKeys = await stack.runtime.redis.keys(`${stack.config.queuePrefix}:prompts:[pb]:*`);
+    const storeKeys = await stack.runtime.redis.keys(`{${stack.config.queuePrefix}:prompts}:[pb]:*`);
     expect(storeKeys.length).toBeGreaterThan(0);
-    for (const key of storeKeys) expect(key).toMatch(new RegExp(`:prompts:(b:${good.batchId}|p:(${good.promptIds.join('|')}))(:|$)`));
-    expect(await stack.runtime.redis.keys(`${stack.config.queuePrefix}:prompts:b:0123456789abcdef*`)).toEqual([]);
+    for (const key of storeKeys) expect(key).toMatch(new RegExp(`:prompts\\}:(b:${good.batchId}|p:(${good.promptIds.join('|')}))(:|$)`));
+    expect(await stack.runtime.redis.keys(`{${stack.config.queuePrefix}:prompts}:b:0123456789abcdef*`)).toEqual([]);
     expect(stack.emulator.messages).toHaveLength(1);
   });
 });
