@@ -10,7 +10,7 @@ import { commands } from './commands/index.js';
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('mintpipe')
-    .description('Mintlify visitor exports into ClickHouse, and queued batch prompting of agent jobs, on BullMQ.')
+    .description('Mintlify analytics exports (every dataset, one shared budget) into ClickHouse, and queued batch prompting of agent jobs, on BullMQ.')
     .version('0.1.0')
     .showSuggestionAfterError()
     .exitOverride()

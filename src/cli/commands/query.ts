@@ -20,7 +20,7 @@ interface QueryFlags {
 export function register(program: Command): void {
   program
     .command('query')
-    .description('run read-only SQL on the warehouse (views: visitors, visitor_totals, prompt_outcomes, export_runs)')
+    .description('run read-only SQL on the warehouse (views: visitors, page_views, feedback, assistant_conversations, searches, data_quality, prompt_outcomes, export_runs, …)')
     .argument('<sql>', 'one SELECT (WITH, UNION…), SHOW, DESCRIBE or EXPLAIN statement')
     .option('--format <format>', `output: ${FORMATS.join(', ')}`, 'table')
     .option('--timeout <duration>', 'stop the query after this long (30s, 500ms, 2m; a bare number is seconds)', '30s')
