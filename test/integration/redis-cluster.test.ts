@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { submitBatch, waitForBatch } from '../../src/prompts/index.js';
+import { QUEUE_NAMES } from '../../src/queue/queues.js';
 import { analyticsBudget } from '../../src/queue/request-budget.js';
 import { createRedisConnection, isCluster } from '../../src/queue/redis-connection.js';
 import { checkRedisPersistence } from '../../src/queue/redis-persistence.js';
 import { openExportStack, TEST_API_KEY, type ExportStack } from '../support/export-stack.js';
+import { promptsOver } from '../support/prompts-stack.js';
 import { startTestCluster, type TestCluster } from '../support/redis-cluster.js';
 
 let cluster: TestCluster;
@@ -13,6 +16,7 @@ beforeAll(async () => {
   stack = await openExportStack({
     emulator: { analyticsRate: { limit: 10, windowMs: 3000 } },
     env: { REDIS_URL: cluster.url, MINTPIPE_ANALYTICS_RATE: '10/3s' },
+    queues: [QUEUE_NAMES.export, QUEUE_NAMES.prompts],
   });
 }, 60_000);
 afterAll(async () => {
@@ -62,5 +66,20 @@ describe('on a Redis Cluster of 3 masters (REDIS_URL=redis+cluster://…)', () =
     const truth = stack.emulator.control.window(project, window.dateFrom, window.dateTo);
     const rows = await stack.rows(`SELECT path, human, ai, total FROM visitors WHERE project_id = '${project}' ORDER BY total DESC, path ASC`);
     expect(rows.map((r) => ({ path: r.path, human: Number(r.human), ai: Number(r.ai), total: Number(r.total) }))).toEqual(truth.visitors);
+  }, 120_000);
+
+  it('runs a prompt batch on the same cluster (its ledger scripts on one slot): each prompt POSTed at most once, in order per job', async () => {
+    const prefix = stack.config.queuePrefix;
+    const prompts = promptsOver('cluster-docs', 4, 2);
+    const batch = await submitBatch({ redis: stack.runtime.redis, queue: stack.runtime.queue(QUEUE_NAMES.prompts), prefix }, prompts);
+    const status = await waitForBatch(stack.runtime.redis, prefix, batch.batchId, { intervalMs: 50, signal: AbortSignal.timeout(60_000) });
+    expect(status.done).toBe(prompts.length);
+    const sent = stack.emulator.messages.filter((m) => m.projectId === 'cluster-docs');
+    expect(new Set(sent.map((m) => m.prompt)).size).toBe(sent.length);
+    expect(sent.length + status.byStatus.rejected).toBe(prompts.length);
+    for (const job of ['job-1', 'job-2', 'job-3', 'job-4']) {
+      const order = sent.filter((m) => m.jobId === job).map((m) => m.prompt);
+      expect(order).toEqual([...order].sort());
+    }
   }, 120_000);
 });

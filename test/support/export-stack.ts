@@ -13,7 +13,7 @@ import { enqueueWindows } from '../../src/export/enqueue.js';
 import type { DatasetName } from '../../src/datasets/index.js';
 import type { ProjectWindow, WindowKind } from '../../src/export/windows.js';
 import { createLogger } from '../../src/logger.js';
-import { QUEUE_NAMES } from '../../src/queue/queues.js';
+import { QUEUE_NAMES, type QueueName } from '../../src/queue/queues.js';
 import { runQuery, type Warehouse } from '../../src/warehouse/index.js';
 
 export const TEST_API_KEY = 'mint_test_secret_key_0123456789';
@@ -43,14 +43,16 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
   };
 }
 
-export async function openExportStack(options: { emulator?: StartEmulatorOptions; env?: Record<string, string>; dataDir?: string } = {}): Promise<ExportStack> {
+export async function openExportStack(
+  options: { emulator?: StartEmulatorOptions; env?: Record<string, string>; dataDir?: string; /** @default ['export'] */ queues?: QueueName[] } = {},
+): Promise<ExportStack> {
   const emulator = await startEmulator({ port: 0, ...options.emulator });
   const env = testEnv({ MINTLIFY_API_URL: emulator.url, ...(options.dataDir ? { MINTPIPE_DATA_DIR: options.dataDir } : {}), ...options.env });
   const config = loadConfig(env);
   const logger = createLogger({ level: env.LOG_LEVEL ?? 'silent', pretty: false });
   const runtime = await Runtime.open({ config, logger });
   const warehouse = await runtime.warehouse();
-  await runtime.startWorkers([QUEUE_NAMES.export]);
+  await runtime.startWorkers(options.queues ?? [QUEUE_NAMES.export]);
   const queue = runtime.queue(QUEUE_NAMES.export);
   return {
     emulator,
