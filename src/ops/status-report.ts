@@ -6,6 +6,7 @@
  * one-line note rather than a failed status.
  */
 import { isDatasetName } from '../datasets/index.js';
+import { checkRedisPersistence } from '../queue/redis-persistence.js';
 import type { ExportJobData } from '../export/enqueue.js';
 import { projectDatasets } from '../export/nightly-plan.js';
 import { ALL_QUEUES, QUEUE_NAMES } from '../queue/queue-names.js';
@@ -30,6 +31,8 @@ export type DatasetsReport =
 
 export interface StatusReport {
   redis: string;
+  /** Whether this Redis keeps what BullMQ writes (AOF and noeviction on every master), and what is missing. */
+  redisDurability: { durable: boolean; problems: string[] };
   queuePrefix: string;
   installation: InstallationView;
   analyticsBudget: { rate: string; usedInWindow: number; pausedForMs: number };
@@ -118,8 +121,13 @@ export async function gatherStatus(source: StatusSource): Promise<StatusReport> 
         error: j.failedReason ?? null,
       };
     });
+  const persistence = await checkRedisPersistence(source.redis).catch((err: unknown) => ({
+    durable: false,
+    problems: [`could not read INFO: ${err instanceof Error ? err.message : String(err)}`],
+  }));
   return {
     redis: source.redisUrl.replace(/\/\/[^@]*@/, '//'),
+    redisDurability: { durable: persistence.durable, problems: [...persistence.problems] },
     queuePrefix: source.config.queuePrefix,
     installation,
     analyticsBudget: { rate: formatRate(rate), usedInWindow: budget.used, pausedForMs: budget.pausedForMs },

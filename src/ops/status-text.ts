@@ -43,6 +43,9 @@ export function statusText(status: StatusReport): string {
   const out: string[] = [];
   const { installation } = status;
   out.push(`redis ${status.redis}   prefix ${status.queuePrefix}`);
+  if (!status.redisDurability.durable) {
+    out.push(`warning: Redis is not durable (${status.redisDurability.problems.join('; ')}): a restart or a full memory loses queued jobs; use appendonly yes and maxmemory-policy noeviction`);
+  }
   if (installation.running) {
     const n = installation.processes.length;
     out.push(`installation: ${n} process${n === 1 ? '' : 'es'} running; the settings they use:`);
