@@ -11,6 +11,7 @@ import { isDatasetName } from '../datasets/index.js';
 import { projectDatasets } from '../export/nightly-plan.js';
 import { ASSISTANT_SPLIT, dailySplit, FEEDBACK_SPLIT } from './daily-split-reads.js';
 import { datasetFreshness, type DatasetFreshness } from './dataset-freshness-reads.js';
+import { checkRedisPersistence } from '../queue/redis-persistence.js';
 import { readInstallation } from './installation-reads.js';
 import type { OpsSource } from './ops-source.js';
 import { promptBatches } from './prompt-batch-reads.js';
@@ -130,7 +131,13 @@ export function registerDashboardApi(app: FastifyInstance, source: OpsSource): v
   });
 
   app.get('/api/installation', async () => {
-    return withTimeout(readInstallation(source.redis, source.config.queuePrefix, source.config), 5000, 'redis');
+    const [view, persistence] = await withTimeout(
+      Promise.all([readInstallation(source.redis, source.config.queuePrefix, source.config), checkRedisPersistence(source.redis)]),
+      5000,
+      'redis',
+    );
+    // Whether this Redis keeps what BullMQ writes: shown as a loud notice when it does not.
+    return { ...view, redisDurability: { durable: persistence.durable, problems: persistence.problems } };
   });
 
   app.get('/api/queues', async () => {

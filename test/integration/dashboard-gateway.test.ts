@@ -119,6 +119,8 @@ describe('the dashboard beside a worker that holds the embedded warehouse', () =
   it("shows the worker's settings, and exports its gauges read through it", async () => {
     const installation = await get<InstallationView>('/api/installation');
     expect(installation.body).toMatchObject({ running: true, settings: { analyticsRate: '11/1m', projects: [seed.projectId] } });
+    // The test Redis keeps what BullMQ writes (AOF, noeviction), read from INFO: no warning to show.
+    expect((installation.body as unknown as { redisDurability: unknown }).redisDurability).toEqual({ durable: true, problems: [] });
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/^mintpipe_scrape_source_up\{source="warehouse"\} 1$/m);
     // Nothing waited for the engine's lock or failed to read it.

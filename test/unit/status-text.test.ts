@@ -17,7 +17,7 @@ function report(redisDurability: StatusReport['redisDurability']): StatusReport 
     analyticsBudget: { rate: '100/1h', usedInWindow: 0, pausedForMs: 0 },
     queues: [],
     schedules: [],
-    datasets: { readable: true, via: 'direct', rows: [] },
+    datasets: { readable: true, via: 'embedded', rows: [] },
     lastRuns: [],
   } as StatusReport;
 }

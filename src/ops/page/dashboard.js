@@ -300,7 +300,10 @@ async function loadInstallation() {
           ),
         )
       : [emptyState('Nothing running', 'No start or worker process has published itself on this Redis. Below: the settings this dashboard would start with.')];
-    target.replaceChildren(...head, settingsList(view.settings), ...view.disagreements.map((d) => el('div', { class: 'notice' }, `⚠ ${d}`)));
+    const durability = view.redisDurability && !view.redisDurability.durable
+      ? [el('div', { class: 'notice', 'data-notice': 'redis-not-durable' }, `⚠ Redis is not durable (${view.redisDurability.problems.join('; ')}): a restart or a full memory loses queued jobs. Use appendonly yes and maxmemory-policy noeviction.`)]
+      : [];
+    target.replaceChildren(...durability, ...head, settingsList(view.settings), ...view.disagreements.map((d) => el('div', { class: 'notice' }, `⚠ ${d}`)));
   } catch (err) {
     showProblem(target, 'Could not read the running installation', err);
   }
