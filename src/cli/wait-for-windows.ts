@@ -34,7 +34,11 @@ export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], p
         const job = await queue.getJob(e.jobId);
         const base = { dataset: e.window.dataset, projectId: e.window.projectId, dateFrom: e.window.dateFrom, dateTo: e.window.dateTo, jobId: e.jobId };
         if (!job || state === 'unknown') {
-          results.set(e.jobId, { ...base, state: 'missing', error: 'job no longer in the queue' });
+          results.set(e.jobId, {
+            ...base,
+            state: 'missing',
+            error: 'lost from Redis — was it restarted without persistence? Run the same `mintpipe export` again: the window resumes from what the warehouse kept',
+          });
           continue;
         }
         const progress = (typeof job.progress === 'object' ? job.progress : {}) as ProgressData;
