@@ -3,30 +3,8 @@
  * shape as the warehouse's own `latestRuns`, read through a WarehouseReader so it also works
  * through the running installation's gateway.
  */
-import { tableName, type ExportRun, type RunKind, type RunStatus } from '../warehouse/index.js';
+import { EXPORT_RUN_COLUMNS, tableName, toExportRun, type ExportRun, type ExportRunRow } from '../warehouse/index.js';
 import type { WarehouseReader } from './warehouse-reader.js';
-
-interface ExportRunRow {
-  run_id: string;
-  dataset: string;
-  project_id: string;
-  date_from: string;
-  date_to: string;
-  kind: RunKind;
-  status: RunStatus;
-  pages: number | string;
-  rows: number | string;
-  requests: number | string;
-  error: string;
-  started_at: string;
-  finished_at: string | null;
-  duration_ms: number | string | null;
-}
-
-/** DateTime64 text (`2024-05-01 12:00:00.000`, UTC) as a Date. */
-function utcDate(text: string): Date {
-  return new Date(`${text.replace(' ', 'T')}Z`);
-}
 
 export interface ExportRunsOptions {
   /** Only this project's runs. @default all projects */
@@ -41,25 +19,10 @@ export interface ExportRunsOptions {
 export async function exportRuns(wh: WarehouseReader, options: ExportRunsOptions): Promise<ExportRun[]> {
   const where = [options.projectId !== undefined ? 'project_id = {projectId:String}' : '', options.dataset !== undefined ? 'dataset = {dataset:String}' : ''].filter(Boolean);
   const rows = await wh.select<ExportRunRow>(
-    `SELECT run_id, dataset, project_id, date_from, date_to, kind, status, pages, rows, requests, error, started_at, finished_at, duration_ms
+    `SELECT ${EXPORT_RUN_COLUMNS}
      FROM ${tableName(wh, 'export_runs')} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
      ORDER BY started_at DESC, run_id DESC LIMIT {limit:UInt32}`,
     { limit: options.limit, ...(options.projectId !== undefined ? { projectId: options.projectId } : {}), ...(options.dataset !== undefined ? { dataset: options.dataset } : {}) },
   );
-  return rows.map((row) => ({
-    runId: row.run_id,
-    dataset: row.dataset,
-    projectId: row.project_id,
-    dateFrom: row.date_from,
-    dateTo: row.date_to,
-    kind: row.kind,
-    status: row.status,
-    pages: Number(row.pages),
-    rows: Number(row.rows),
-    requests: Number(row.requests),
-    error: row.error,
-    startedAt: utcDate(row.started_at),
-    finishedAt: row.finished_at === null ? null : utcDate(row.finished_at),
-    durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
-  }));
+  return rows.map(toExportRun);
 }

@@ -71,7 +71,8 @@ export interface ExportRun {
   durationMs: number | null;
 }
 
-interface ExportRunRow {
+/** A row of the `export_runs` view as the engines return it (64-bit counts as numbers or strings). */
+export interface ExportRunRow {
   run_id: string;
   dataset: string;
   project_id: string;
@@ -88,7 +89,10 @@ interface ExportRunRow {
   duration_ms: number | string | null;
 }
 
-function toExportRun(row: ExportRunRow): ExportRun {
+/** The `export_runs` columns an {@link ExportRunRow} holds, for a SELECT. */
+export const EXPORT_RUN_COLUMNS = 'run_id, dataset, project_id, date_from, date_to, kind, status, pages, rows, requests, error, started_at, finished_at, duration_ms';
+
+export function toExportRun(row: ExportRunRow): ExportRun {
   return {
     runId: row.run_id,
     dataset: row.dataset,

@@ -26,6 +26,9 @@ export {
   type RunWindow,
 } from './dataset-rows.js';
 export {
+  EXPORT_RUN_COLUMNS,
+  toExportRun,
+  type ExportRunRow,
   completeRun,
   latestCompleteRun,
   latestRuns,

@@ -4,8 +4,8 @@
  * window can resume from them, until a later run of the window completes or the retention passes
  * (prune.ts). These are the warehouse's questions about them.
  */
-import { fromDateTime64, toDateTime64 } from './datetime.js';
-import type { RunKind } from './export-runs.js';
+import { toDateTime64 } from './datetime.js';
+import { EXPORT_RUN_COLUMNS, toExportRun, type ExportRun, type ExportRunRow } from './export-runs.js';
 import { selectRows } from './select-rows.js';
 import { tableName } from './sql-text.js';
 import type { Warehouse } from './warehouse.js';
@@ -13,59 +13,19 @@ import type { Warehouse } from './warehouse.js';
 /** How long an abandoned run's rows are kept for a resume, at most. */
 export const ABANDONED_RETENTION_MS = 14 * 86_400_000;
 
-export interface RunOfWindow {
-  runId: string;
-  dataset: string;
-  projectId: string;
-  dateFrom: string;
-  dateTo: string;
-  kind: RunKind;
-  pages: number;
-  rows: number;
-  requests: number;
-  startedAt: Date;
-}
-
-interface RunRow {
-  run_id: string;
-  dataset: string;
-  project_id: string;
-  date_from: string;
-  date_to: string;
-  kind: RunKind;
-  pages: number | string;
-  rows: number | string;
-  requests: number | string;
-  started_at: string;
-}
-
-const COLUMNS = 'run_id, dataset, project_id, date_from, date_to, kind, pages, rows, requests, started_at';
-
-function toRun(row: RunRow): RunOfWindow {
-  return {
-    runId: row.run_id,
-    dataset: row.dataset,
-    projectId: row.project_id,
-    dateFrom: row.date_from,
-    dateTo: row.date_to,
-    kind: row.kind,
-    pages: Number(row.pages),
-    rows: Number(row.rows),
-    requests: Number(row.requests),
-    startedAt: fromDateTime64(row.started_at),
-  };
-}
+/** A run of a window, as `export_runs` shows it. */
+export type RunOfWindow = ExportRun;
 
 /** Runs still `running` that started before `startedBefore`: the candidates for `abandoned`. */
 export async function runningRunsStartedBefore(wh: Warehouse, startedBefore: Date): Promise<RunOfWindow[]> {
-  const rows = await selectRows<RunRow>(
+  const rows = await selectRows<ExportRunRow>(
     wh,
-    `SELECT ${COLUMNS} FROM ${tableName(wh, 'export_runs')}
+    `SELECT ${EXPORT_RUN_COLUMNS} FROM ${tableName(wh, 'export_runs')}
      WHERE status = 'running' AND started_at < {before:DateTime64(3)}
      ORDER BY started_at`,
     { before: toDateTime64(startedBefore) },
   );
-  return rows.map(toRun);
+  return rows.map(toExportRun);
 }
 
 /**
@@ -83,9 +43,9 @@ export async function latestResumableRun(
 ): Promise<RunOfWindow | null> {
   const cutoff = new Date((options.now ?? new Date()).getTime() - (options.retentionMs ?? ABANDONED_RETENTION_MS));
   const runs = tableName(wh, 'export_runs');
-  const rows = await selectRows<RunRow>(
+  const rows = await selectRows<ExportRunRow>(
     wh,
-    `SELECT ${COLUMNS} FROM ${runs}
+    `SELECT ${EXPORT_RUN_COLUMNS} FROM ${runs}
      WHERE dataset = {dataset:String} AND project_id = {projectId:String}
        AND date_from = {dateFrom:Date} AND date_to = {dateTo:Date}
        AND status = 'abandoned' AND finished_at >= {cutoff:DateTime64(3)}
@@ -98,5 +58,5 @@ export async function latestResumableRun(
      LIMIT 1`,
     { ...window, cutoff: toDateTime64(cutoff) },
   );
-  return rows[0] ? toRun(rows[0]) : null;
+  return rows[0] ? toExportRun(rows[0]) : null;
 }
