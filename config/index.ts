@@ -3,12 +3,12 @@
  * passed down. Every refusal names the key and what was expected (a `ConfigError`, exit code 2).
  * Secrets come only from the environment.
  */
-import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './config-error.js';
 import { datasetSettings, type DatasetSettings } from './datasets.js';
 import { parseDashboardHosts } from './dashboard-hosts.js';
 import { MAX_TIMER_MS, parseDurationMs, parseRate, type RateLimit } from './durations.js';
+import { dataDirOf } from './data-dir.js';
 import { checkNightlyCron, checkTimeZone } from './nightly-cron.js';
 import { parseRedisUrl } from '../src/queue/redis-url.js';
 
@@ -273,7 +273,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       password: env.CLICKHOUSE_PASSWORD ?? '',
       database,
     },
-    dataDir: resolve(text(env, 'MINTPIPE_DATA_DIR', './.data')),
+    dataDir: dataDirOf(env),
     logLevel: logLevel as MintpipeConfig['logLevel'],
     analyticsRate: rate(env, 'MINTPIPE_ANALYTICS_RATE', '100/1h'),
     messageRate: rate(env, 'MINTPIPE_MESSAGE_RATE', '100/1h'),

@@ -95,7 +95,7 @@ export interface WarehouseOpener {
  */
 export async function openReader(source: WarehouseOpener, settings: ReaderSettings | undefined): Promise<WarehouseReader> {
   if (settings) {
-    const { gatewayPid, queryThroughGateway } = await import('../warehouse/warehouse-gateway.js');
+    const { gatewayPid, queryThroughGateway } = await import('../warehouse/gateway-client.js');
     const holder = gatewayPid(settings.dataDir);
     if (holder !== undefined && holder !== process.pid) {
       const dataDir = settings.dataDir;

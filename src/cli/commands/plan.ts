@@ -63,7 +63,7 @@ async function lastRunSamples(context: CommandContext): Promise<Map<DatasetName,
       }
     } catch (err) {
       if (!(err instanceof WarehouseLockedError)) throw err;
-      const { queryThroughGateway } = await import('../../warehouse/warehouse-gateway.js');
+      const { queryThroughGateway } = await import('../../warehouse/gateway-client.js');
       rows = (await queryThroughGateway(config.dataDir, SAMPLES_SQL))?.rows ?? [];
     }
   } catch (err) {

@@ -29,17 +29,34 @@ export function register(program: Command): void {
       if (!(FORMATS as readonly string[]).includes(flags.format)) {
         throw new UsageError(`--format: expected ${FORMATS.join(', ')}, got "${flags.format}"`);
       }
-      const { formatRows, parseMaxRows, parseQueryTimeout } = await import('../../warehouse/index.js');
-      const limits = { timeoutMs: parseQueryTimeout(flags.timeout), maxRows: parseMaxRows(flags.maxRows) };
       // Loaded here, not at the top: `--help` and usage errors load only commander.
-      const { loadContext } = await import('../command-context.js');
-      const { config, logger } = loadContext({ oneShot: true });
-      const result = await runReadOnly(sql, limits, config, logger);
+      const { parseMaxRows, parseQueryTimeout } = await import('../../warehouse/query-limits.js');
+      const limits = { timeoutMs: parseQueryTimeout(flags.timeout), maxRows: parseMaxRows(flags.maxRows) };
+      const result = (await throughRunningInstallation(sql, limits)) ?? (await runOneShot(sql, limits));
+      const { formatRows } = await import('../../warehouse/format-rows.js');
       process.stdout.write(`${formatRows(result, flags.format as (typeof FORMATS)[number])}\n`);
       if (result.truncatedAt !== undefined) {
         process.stderr.write(`query: showing the first ${result.truncatedAt} rows; the result has more (raise --max-rows or narrow the query)\n`);
       }
     });
+}
+
+/**
+ * Asks the process that holds this data dir's embedded warehouse (a running `start`, `worker` or
+ * `dashboard`), when there is one: the configuration, the ClickHouse client and the engine are not
+ * even loaded. Undefined when none answers (or a ClickHouse server is configured).
+ */
+async function throughRunningInstallation(sql: string, limits: Pick<QueryLimits, 'timeoutMs' | 'maxRows'>): Promise<QueryResult | undefined> {
+  const { dataDirOf, usesClickHouseServer } = await import('../../../config/data-dir.js');
+  if (usesClickHouseServer(process.env)) return undefined;
+  const { queryThroughGateway } = await import('../../warehouse/gateway-client.js');
+  return queryThroughGateway(dataDirOf(process.env), sql, limits);
+}
+
+async function runOneShot(sql: string, limits: Pick<QueryLimits, 'timeoutMs' | 'maxRows'>): Promise<QueryResult> {
+  const { loadContext } = await import('../command-context.js');
+  const { config, logger } = loadContext({ oneShot: true });
+  return runReadOnly(sql, limits, config, logger);
 }
 
 async function runReadOnly(
@@ -55,7 +72,7 @@ async function runReadOnly(
   } catch (err) {
     if (!(err instanceof WarehouseLockedError)) throw err;
     // A running mintpipe process holds the embedded warehouse: ask it.
-    const { queryThroughGateway } = await import('../../warehouse/warehouse-gateway.js');
+    const { queryThroughGateway } = await import('../../warehouse/gateway-client.js');
     const viaGateway = await queryThroughGateway(config.dataDir, sql, limits);
     if (viaGateway) return viaGateway;
     // Another one-shot command has the engine (it serves no gateway): queue for it, saying so.
