@@ -3,13 +3,12 @@
  * passed down. Every refusal names the key and what was expected (a `ConfigError`, exit code 2).
  * Secrets come only from the environment.
  */
-import { z } from 'zod';
 import { ConfigError } from './config-error.js';
 import { datasetSettings, type DatasetSettings } from './datasets.js';
 import { parseDashboardHosts } from './dashboard-hosts.js';
 import { MAX_TIMER_MS, parseDurationMs, parseRate, type RateLimit } from './durations.js';
 import { dataDirOf } from './data-dir.js';
-import { checkNightlyCron, checkTimeZone } from './nightly-cron.js';
+import { checkNightlyCron, checkTimeZone, DEFAULT_NIGHTLY_CRON } from './nightly-cron.js';
 import { parseRedisUrl } from '../src/queue/redis-url.js';
 
 export { ConfigError } from './config-error.js';
@@ -133,11 +132,12 @@ function text(env: Env, key: string, fallback: string): string {
 function integer(env: Env, key: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[key];
   if (raw === undefined || raw.trim() === '') return fallback;
-  const parsed = z.coerce.number().int().min(min).max(max).safeParse(raw.trim());
-  if (!parsed.success || !/^-?\d+$/.test(raw.trim())) {
+  // Digits only (no 1e3, 0x10 or 12.0), then the range: Number() of a digit string is exact up to 2^53.
+  const value = /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!(value >= min && value <= max)) {
     throw new ConfigError(key, `expected an integer from ${min} to ${max}, got "${raw}"`);
   }
-  return parsed.data;
+  return value;
 }
 
 /** A duration that is compared with clocks or stored in Redis, never handed to a Node timer. */
@@ -285,7 +285,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
     },
     export: {
       projects,
-      cron: checkNightlyCron(text(env, 'MINTPIPE_SCHEDULE_CRON', '0 2 * * *'), timezone),
+      cron: checkNightlyCron(text(env, 'MINTPIPE_SCHEDULE_CRON', DEFAULT_NIGHTLY_CRON), timezone),
       timezone,
       ...datasetSettings(env),
       maxBodyBytes: integer(env, 'MINTPIPE_MAX_BODY', 64 * 1024 * 1024, 1024, 2 ** 31 - 1),

@@ -1,6 +1,6 @@
 /** The warehouse: open it, then call the stores. Exported by name. */
-export { openWarehouse, type OpenWarehouseOptions } from './factory.js';
-export type { Warehouse, WarehouseEngine } from './warehouse.js';
+export { openEmbeddedForQueries, openWarehouse, type OpenWarehouseOptions } from './factory.js';
+export type { EmbeddedQueryTarget, QueryTarget, Warehouse, WarehouseEngine } from './warehouse.js';
 export {
   RunRowsMismatchError,
   WarehouseLockedError,

@@ -6,18 +6,15 @@
 import type { Logger } from '../logger.js';
 import { toDateTime64 } from './datetime.js';
 import { insertRows } from './insert-rows.js';
-import { initialSchema } from './migration-001-initial.js';
-import { datasetsSchema } from './migration-002-datasets.js';
-import { promptChainsSchema } from './migration-003-prompt-chains.js';
 import type { Migration } from './migration.js';
+import { migrations } from './migration-list.js';
 import { selectRows } from './select-rows.js';
 import { tableName } from './sql-text.js';
 import type { Warehouse } from './warehouse.js';
 
 export type { Migration } from './migration.js';
 
-/** Every migration, in order. Append; never edit one that has shipped. */
-export const migrations: readonly Migration[] = [initialSchema, datasetsSchema, promptChainsSchema];
+export { migrations } from './migration-list.js';
 
 export interface ApplyMigrationsOptions {
   /** @default the list above */

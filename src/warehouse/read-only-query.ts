@@ -8,7 +8,7 @@ import { judgeStatement } from './sql-gate.js';
 import { QueryCancelledError, QueryFailedError, QueryLimitError, QueryRefusedError } from './query-errors.js';
 import { DEFAULT_QUERY_LIMITS, formatTimeout, type QueryLimits } from './query-limits.js';
 import { engineErrorCode, engineErrorLine, openReadOnlySession, type ReadOnlySession } from './read-only-session.js';
-import type { Warehouse } from './warehouse.js';
+import type { QueryTarget } from './warehouse.js';
 
 export interface QueryColumn {
   name: string;
@@ -41,7 +41,7 @@ const KILL_GRACE_MS = 1_000;
 /** A KILL can land before the query is registered; it is repeated until the query ends. */
 const KILL_REPEAT_MS = 250;
 
-export async function runQuery(wh: Warehouse, sql: string, options: RunQueryOptions = {}): Promise<QueryResult> {
+export async function runQuery(wh: QueryTarget, sql: string, options: RunQueryOptions = {}): Promise<QueryResult> {
   const limits: QueryLimits = {
     timeoutMs: options.timeoutMs ?? DEFAULT_QUERY_LIMITS.timeoutMs,
     maxRows: options.maxRows ?? DEFAULT_QUERY_LIMITS.maxRows,
@@ -97,7 +97,7 @@ export async function runQuery(wh: Warehouse, sql: string, options: RunQueryOpti
  * Judges `sql` without running it: returns the engine's rendering of the one statement that would
  * run, or throws QueryRefusedError naming what was refused.
  */
-export async function checkQuery(wh: Warehouse, sql: string): Promise<string> {
+export async function checkQuery(wh: QueryTarget, sql: string): Promise<string> {
   const session = await openReadOnlySession(wh, DEFAULT_QUERY_LIMITS);
   try {
     return await gate(session, sql);

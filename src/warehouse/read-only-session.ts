@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClickHouseSettings } from '@clickhouse/client';
 import type { GateCatalog } from './sql-gate.js';
 import { limitSettings, type QueryLimits } from './query-limits.js';
-import type { Warehouse } from './warehouse.js';
+import type { QueryTarget, Warehouse } from './warehouse.js';
 
 export interface EngineRows {
   meta?: Array<{ name: string; type: string }>;
@@ -57,7 +57,7 @@ function toCatalog(database: string, rows: EngineRows): GateCatalog {
   };
 }
 
-export async function openReadOnlySession(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlySession> {
+export async function openReadOnlySession(wh: QueryTarget, limits: QueryLimits): Promise<ReadOnlySession> {
   return wh.engine === 'embedded' ? openEmbedded(wh, limits) : openServer(wh, limits);
 }
 
@@ -65,7 +65,7 @@ function settingValue(value: string | number): string {
   return typeof value === 'number' ? String(value) : `'${value.replace(/'/g, "''")}'`;
 }
 
-async function openEmbedded(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlySession> {
+async function openEmbedded(wh: Pick<QueryTarget, 'database' | 'location'>, limits: QueryLimits): Promise<ReadOnlySession> {
   // The engine is already loaded by the warehouse; this only opens another session on its directory.
   const { Session } = await import('chdb');
   const marker = `mintpipe-query-${randomUUID()}`;

@@ -14,3 +14,18 @@ export interface Warehouse {
   /** Closes the client (and, embedded, releases the directory). Safe to call twice. */
   close(): Promise<void>;
 }
+
+/**
+ * The embedded warehouse as read-only queries need it: where it is and which database, held by
+ * this process, without a client (queries open read-only sessions of their own).
+ */
+export interface EmbeddedQueryTarget {
+  readonly engine: 'embedded';
+  readonly database: string;
+  readonly location: string;
+  /** Releases the directory. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** What a read-only query runs against: a warehouse, or the embedded directory held for queries only. */
+export type QueryTarget = Warehouse | EmbeddedQueryTarget;

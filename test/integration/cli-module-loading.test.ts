@@ -96,6 +96,20 @@ describe('commands load only what they use', () => {
     expect(run.packages).toContain('chdb');
     for (const name of HEAVY.filter((n) => n !== 'chdb')) expect(run.packages).not.toContain(name);
   });
+
+  it('a one-shot query on a current embedded warehouse does not load the ClickHouse client (nor zod or the cron parser)', async () => {
+    const dataDir = join(scratch, 'current');
+    // The first query finds no warehouse: it creates it and applies the migrations, through the client.
+    const first = await traced(['query', 'SELECT count() AS n FROM visitors', '--format', 'json'], { MINTPIPE_DATA_DIR: dataDir });
+    expect(first.stderr).toBe('');
+    expect(JSON.parse(first.stdout)).toEqual([{ n: 0 }]);
+    expect(first.packages).toContain('@clickhouse/client');
+    const again = await traced(['query', 'SELECT count() AS n FROM visitors', '--format', 'json'], { MINTPIPE_DATA_DIR: dataDir });
+    expect(again.stderr).toBe('');
+    expect(JSON.parse(again.stdout)).toEqual([{ n: 0 }]);
+    expect(again.packages).toContain('chdb');
+    for (const name of ['@clickhouse/client', 'zod', 'cron-parser']) expect(again.packages).not.toContain(name);
+  });
 });
 
 describe('query through a running installation', () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { MintpipeError } from '../../src/errors.js';
-import { openWarehouse, WarehouseLockedError, WarehouseProcessBoundError, type Warehouse } from '../../src/warehouse/index.js';
+import { openEmbeddedForQueries, openWarehouse, WarehouseLockedError, WarehouseProcessBoundError, type Warehouse } from '../../src/warehouse/index.js';
 
 // This process opens only this directory; the child processes hold it in turn.
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-lock-'));
@@ -158,6 +158,21 @@ describe('embedded warehouse lock', () => {
     const wh = await opening;
     opened.push(wh);
     expect(waits).toEqual([child.pid]);
+  });
+
+  it('holds the directory for queries under the same lock: refused while another process has it, waits when asked', async () => {
+    const child = await holder('warehouse');
+    await expect(openEmbeddedForQueries({ database: 'mintpipe_lock_test', dataDir })).rejects.toThrow(`in use by another mintpipe process (pid ${child.pid})`);
+    const waits: Array<number | undefined> = [];
+    const opening = openEmbeddedForQueries({ database: 'mintpipe_lock_test', dataDir, lockWait: { timeoutMs: 60_000, onWait: (pid) => waits.push(pid) } });
+    await until('the query opener to say it waits', async () => (waits.length > 0 ? true : undefined));
+    await release(child);
+    const target = await opening;
+    expect(waits).toEqual([child.pid]);
+    expect(target?.location).toBe(enginePath);
+    expect(readFileSync(join(enginePath, 'mintpipe.pid'), 'utf8').trim()).toBe(String(process.pid));
+    await target?.close();
+    expect(existsSync(join(enginePath, 'mintpipe.pid'))).toBe(false);
   });
 
   it('gives up waiting after its timeout with a one-line error naming the holder', async () => {

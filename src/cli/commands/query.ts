@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { QueryLimits, QueryResult } from '../../warehouse/index.js';
+import type { OpenWarehouseOptions, QueryLimits, QueryResult, QueryTarget } from '../../warehouse/index.js';
 import type { CommandContext } from '../command-context.js';
 
 const FORMATS = ['table', 'json', 'csv'] as const;
@@ -65,10 +65,19 @@ async function runReadOnly(
   config: CommandContext['config'],
   logger: CommandContext['logger'],
 ): Promise<QueryResult> {
-  const { openWarehouse, runQuery, WarehouseLockedError } = await import('../../warehouse/index.js');
+  // By module, not through the warehouse's index: a query on a current embedded warehouse loads
+  // neither the ClickHouse client nor the code that writes.
+  const { openEmbeddedForQueries, openWarehouse } = await import('../../warehouse/factory.js');
+  const { WarehouseLockedError } = await import('../../warehouse/errors.js');
+  const { runQuery } = await import('../../warehouse/read-only-query.js');
+  const open = async (lockWait?: OpenWarehouseOptions['lockWait']): Promise<QueryTarget> => {
+    const options = { ...config.clickhouse, dataDir: config.dataDir, logger, lockWait };
+    // A fresh or older embedded warehouse is opened in full, which creates it and applies the migrations.
+    return (config.clickhouse.url === undefined ? await openEmbeddedForQueries(options) : undefined) ?? (await openWarehouse(options));
+  };
   let warehouse;
   try {
-    warehouse = await openWarehouse({ ...config.clickhouse, dataDir: config.dataDir, logger });
+    warehouse = await open();
   } catch (err) {
     if (!(err instanceof WarehouseLockedError)) throw err;
     // A running mintpipe process holds the embedded warehouse: ask it.
@@ -76,14 +85,9 @@ async function runReadOnly(
     const viaGateway = await queryThroughGateway(config.dataDir, sql, limits);
     if (viaGateway) return viaGateway;
     // Another one-shot command has the engine (it serves no gateway): queue for it, saying so.
-    warehouse = await openWarehouse({
-      ...config.clickhouse,
-      dataDir: config.dataDir,
-      logger,
-      lockWait: {
-        timeoutMs: LOCK_WAIT_MS,
-        onWait: (pid) => process.stderr.write(`query: waiting up to ${LOCK_WAIT_MS / 1000}s for the embedded warehouse (in use by ${pid === undefined ? 'another process' : `pid ${pid}`})\n`),
-      },
+    warehouse = await open({
+      timeoutMs: LOCK_WAIT_MS,
+      onWait: (pid) => process.stderr.write(`query: waiting up to ${LOCK_WAIT_MS / 1000}s for the embedded warehouse (in use by ${pid === undefined ? 'another process' : `pid ${pid}`})\n`),
     });
   }
   // Ctrl-C stops the query on the engine before the process ends.

@@ -1,0 +1,11 @@
+/**
+ * Every migration, in order: a module of its own (plain SQL definitions, no client), so a reader
+ * can tell whether a warehouse is current without loading the code that applies migrations.
+ */
+import { initialSchema } from './migration-001-initial.js';
+import { datasetsSchema } from './migration-002-datasets.js';
+import { promptChainsSchema } from './migration-003-prompt-chains.js';
+import type { Migration } from './migration.js';
+
+/** Append; never edit one that has shipped. */
+export const migrations: readonly Migration[] = [initialSchema, datasetsSchema, promptChainsSchema];

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../config/index.js';
+
+function refusal(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+}
+
+describe('integer settings (MINTPIPE_EXPORT_CONCURRENCY, 1–64)', () => {
+  it('takes digits, trimmed, within the range, and the default when unset or blank', () => {
+    expect(loadConfig({}).export.concurrency).toBe(4);
+    expect(loadConfig({ MINTPIPE_EXPORT_CONCURRENCY: '  ' }).export.concurrency).toBe(4);
+    expect(loadConfig({ MINTPIPE_EXPORT_CONCURRENCY: '1' }).export.concurrency).toBe(1);
+    expect(loadConfig({ MINTPIPE_EXPORT_CONCURRENCY: ' 64 ' }).export.concurrency).toBe(64);
+    expect(loadConfig({ MINTPIPE_EXPORT_CONCURRENCY: '08' }).export.concurrency).toBe(8);
+  });
+
+  it('refuses anything else with one line naming the key, the range and the value', () => {
+    for (const value of ['0', '65', '-1', '1e1', '4.0', '0x8', '8 workers', 'Infinity', 'NaN', '99999999999999999999']) {
+      const err = refusal({ MINTPIPE_EXPORT_CONCURRENCY: value });
+      expect(err.message).toBe(`MINTPIPE_EXPORT_CONCURRENCY: expected an integer from 1 to 64, got "${value}"`);
+    }
+  });
+});
