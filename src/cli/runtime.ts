@@ -215,6 +215,24 @@ export class Runtime {
     if (names.includes(QUEUE_NAMES.prompts)) assertDurableForPrompts(report, this.config.redis.allowVolatile);
   }
 
+  /**
+   * Calls `listener` whenever one of this process's own workers ends a job (completed or failed);
+   * returns the unsubscribe. Nothing is called when the work is done by other processes.
+   */
+  onJobEnded(listener: () => void): () => void {
+    const workers = this.workers?.workers ?? [];
+    for (const worker of workers) {
+      worker.on('completed', listener);
+      worker.on('failed', listener);
+    }
+    return () => {
+      for (const worker of workers) {
+        worker.off('completed', listener);
+        worker.off('failed', listener);
+      }
+    };
+  }
+
   onClose(fn: () => Promise<void> | void): void {
     this.cleanups.push(fn);
   }

@@ -21,9 +21,38 @@ interface ProgressData {
   pages?: number;
 }
 
-export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], pollMs = 250): Promise<WindowResult[]> {
+export interface WaitOptions {
+  /** Pause between two looks at Redis. @default 250 */
+  pollMs?: number;
+  /**
+   * Subscribes to "a job may have ended" (the events of this process's own workers), so the next
+   * look comes at once instead of after the pause; returns the unsubscribe. @default none: polling only
+   */
+  subscribe?: (wake: () => void) => () => void;
+}
+
+export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], options: WaitOptions = {}): Promise<WindowResult[]> {
+  const pollMs = options.pollMs ?? 250;
   const display = new ProgressDisplay();
   const results = new Map<string, WindowResult>();
+  let woken = false;
+  let wakeNow: (() => void) | undefined;
+  const unsubscribe = options.subscribe?.(() => {
+    woken = true;
+    wakeNow?.();
+  });
+  const pause = async () => {
+    if (!woken) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        wakeNow = resolve;
+        timer = setTimeout(resolve, pollMs);
+      });
+      clearTimeout(timer);
+      wakeNow = undefined;
+    }
+    woken = false;
+  };
   try {
     while (results.size < enqueued.length) {
       for (const e of enqueued) {
@@ -55,9 +84,10 @@ export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], p
           display.update(label, { done: false, detail });
         }
       }
-      if (results.size < enqueued.length) await new Promise((r) => setTimeout(r, pollMs));
+      if (results.size < enqueued.length) await pause();
     }
   } finally {
+    unsubscribe?.();
     display.stop();
   }
   return enqueued.map((e) => results.get(e.jobId)!);

@@ -69,7 +69,7 @@ async function runExport(flags: ExportFlags): Promise<number> {
     if (!flags.wait) return 0;
     const started = await runtime.ensureWorkers([QUEUE_NAMES.export]);
     if (!started) process.stderr.write('using the running workers\n');
-    const results = await waitForWindows(queue, enqueued);
+    const results = await waitForWindows(queue, enqueued, { subscribe: (wake) => runtime.onJobEnded(wake) });
     const failed = results.filter((r) => r.state !== 'completed');
     if (flags.format === 'json') {
       process.stdout.write(`${JSON.stringify({ windows: results, completed: results.length - failed.length, failed: failed.length }, null, 2)}\n`);
