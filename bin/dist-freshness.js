@@ -1,46 +1,35 @@
-// Whether dist/ (tsc -p tsconfig.build.json) still matches the TypeScript sources beside it: shared
-// by bin/mintpipe.js (which runs the sources through tsx when it does not) and the benchmarks.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+// Whether dist/ (the bundle bin/build.js makes) still matches the TypeScript sources it was built
+// from: shared by bin/mintpipe.js (which runs the sources through tsx when it does not) and the
+// benchmarks.
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Directories tsconfig.build.json compiles into dist/. */
-const SOURCE_DIRS = ['src', 'config', 'jobs'];
-
-/** The entry point of the compiled CLI under `root`. */
+/** The entry point of the built CLI under `root`. */
 export function compiledEntry(root) {
-  return join(root, 'dist', 'src', 'cli', 'main.js');
+  return join(root, 'dist', 'cli', 'main.js');
 }
 
 /**
- * Why dist/ cannot be trusted, or undefined when it can: no build, or a .ts source without its .js
- * or modified after it. ~250 files, two stats each (a few ms). An installed package whose files all
+ * Why dist/ cannot be trusted, or undefined when it can: no build, or a source that went into it
+ * modified after it (~200 stats, a few ms). An edited file that now imports a new one is itself
+ * newer, so the list of the build's own sources is enough. An installed package whose files all
  * carry the same time (npm tarballs) or that has no sources (the image) counts as built.
  */
 export function staleReason(root) {
-  if (!existsSync(compiledEntry(root))) return 'dist/ is not built';
-  for (const dir of SOURCE_DIRS) {
-    const found = newerSource(root, dir);
-    if (found) return `${found} changed since the last build`;
-  }
-  return undefined;
-}
-
-function newerSource(root, relativeDir) {
-  let entries;
+  const entry = compiledEntry(root);
+  const manifest = join(root, 'dist', 'cli', 'build.json');
+  if (!existsSync(entry) || !existsSync(manifest)) return 'dist/ is not built';
+  const builtAt = statSync(entry).mtimeMs;
+  let sources;
   try {
-    entries = readdirSync(join(root, relativeDir), { withFileTypes: true });
+    sources = JSON.parse(readFileSync(manifest, 'utf8')).sources;
   } catch {
-    return undefined;
+    return 'dist/ is not built';
   }
-  for (const entry of entries) {
-    const relative = join(relativeDir, entry.name);
-    if (entry.isDirectory()) {
-      const found = newerSource(root, relative);
-      if (found) return found;
-    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
-      const output = statSync(join(root, 'dist', `${relative.slice(0, -3)}.js`), { throwIfNoEntry: false });
-      if (!output || statSync(join(root, relative)).mtimeMs > output.mtimeMs) return relative;
-    }
+  if (!Array.isArray(sources)) return 'dist/ is not built';
+  for (const source of sources) {
+    const stat = statSync(join(root, source), { throwIfNoEntry: false });
+    if (stat && stat.mtimeMs > builtAt) return `${source} changed since the last build`;
   }
   return undefined;
 }

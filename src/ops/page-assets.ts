@@ -26,10 +26,10 @@ const PAGE_HEADERS = {
   'cache-control': 'no-cache',
 };
 
-/** ./page next to this file; from a compiled dist/ the sources' copy (tsc does not copy non-TS files). */
+/** ./page next to this file (the sources, the image's dist/cli/page); from the built dist/cli/ of a checkout, the sources' copy. */
 export function pageDirectory(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'page'), join(here, '..', '..', '..', 'src', 'ops', 'page')];
+  const candidates = [join(here, 'page'), join(here, '..', '..', 'src', 'ops', 'page')];
   const found = candidates.find((dir) => existsSync(join(dir, 'index.html')));
   if (!found) throw new Error(`dashboard page not found (looked in ${candidates.join(', ')})`);
   return found;

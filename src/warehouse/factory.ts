@@ -180,11 +180,12 @@ async function holdEmbeddedDirectory<T>(dataDir: string, open: (path: string) =>
  * dir, an older schema): openWarehouse then creates it and applies the migrations.
  */
 export async function openEmbeddedForQueries(
-  options: Pick<OpenWarehouseOptions, 'database' | 'dataDir' | 'lockWait'>,
+  options: Pick<OpenWarehouseOptions, 'database' | 'dataDir' | 'lockWait' | 'logger'>,
 ): Promise<EmbeddedQueryTarget | undefined> {
   if (!isPlainIdentifier(options.database)) {
     throw new UsageError(`database: not a database name: "${options.database}" (letters, digits and _)`);
   }
+  const startedAt = Date.now();
   const { Session } = await import('chdb');
   const held = await openEmbeddedWaiting(options, () => holdEmbeddedDirectory(options.dataDir, (at) => new Session(at)));
   let closed = false;
@@ -209,14 +210,17 @@ export async function openEmbeddedForQueries(
     await close();
     return undefined;
   }
+  options.logger?.debug(
+    { event: 'warehouse.open', engine: 'embedded', database: options.database, location: held.path, ms: Date.now() - startedAt },
+    'warehouse open',
+  );
   return { engine: 'embedded', database: options.database, location: held.path, close };
 }
 
 async function openEmbeddedEngine(options: OpenWarehouseOptions): Promise<Warehouse> {
   // Loaded here so a server deployment never pays for the engine (~250 MB resident once loaded).
   const { createChdbConnection } = await import('chdb/connection');
-  const { createClient } = await import('@clickhouse/client');
-  const { clientLogOptions } = await import('./client-log.js');
+  const { clientLogOptions, createClient } = await import('./client-factory.js');
   const { path, handle: connection, release } = await holdEmbeddedDirectory(options.dataDir, (at) => createChdbConnection({ path: at }));
   let closed = false;
   // chdb types its connection against @clickhouse/client-common, which the client now bundles as its
@@ -253,8 +257,7 @@ async function openEmbeddedEngine(options: OpenWarehouseOptions): Promise<Wareho
 }
 
 async function openServer(options: OpenWarehouseOptions, url: string): Promise<Warehouse> {
-  const { createClient } = await import('@clickhouse/client');
-  const { clientLogOptions } = await import('./client-log.js');
+  const { clientLogOptions, createClient } = await import('./client-factory.js');
   // Credentials written into the URL win over CLICKHOUSE_USER / CLICKHOUSE_PASSWORD.
   const inUrl = URL.canParse(url) && new URL(url).username !== '';
   const credentials = {

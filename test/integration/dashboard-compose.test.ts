@@ -227,6 +227,7 @@ describe('docker-compose.yml', () => {
 describe('Dockerfile', () => {
   it('builds on node:20-bookworm-slim, compiles, and installs production dependencies only', () => {
     expect(dockerfile).toMatch(/^FROM node:20-bookworm-slim AS build$/m);
+    expect(dockerfile).toMatch(/^COPY bin \.\/bin$/m);
     expect(dockerfile).toMatch(/^RUN npm run build$/m);
     expect(dockerfile).toMatch(/^FROM node:20-bookworm-slim$/m);
     expect(dockerfile).toMatch(/^RUN npm ci --omit=dev\b/m);
@@ -234,7 +235,8 @@ describe('Dockerfile', () => {
 
   it('ships the compiled code with the dashboard page and runs it as a non-root user', () => {
     expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
-    expect(dockerfile).toMatch(/^COPY src\/ops\/page \.\/dist\/src\/ops\/page$/m);
+    // Next to the bundle (dist/cli/main.js), where pageDirectory() looks first.
+    expect(dockerfile).toMatch(/^COPY src\/ops\/page \.\/dist\/cli\/page$/m);
     expect(dockerfile).toMatch(/MINTPIPE_USE_DIST=1/);
     const user = /^USER (\S+)$/m.exec(dockerfile)?.[1];
     expect(user).toBeDefined();
