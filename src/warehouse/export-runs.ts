@@ -211,3 +211,22 @@ export async function latestCompleteRun(
   );
   return rows[0] ? toExportRun(rows[0]) : null;
 }
+
+/**
+ * How many runs of the window other than `runId` ever started: none means a run that just
+ * completed superseded nothing (its window is new), so there is nothing of that window to prune.
+ */
+export async function otherRunsOfWindow(
+  wh: Warehouse,
+  window: { dataset: string; projectId: string; dateFrom: string; dateTo: string },
+  runId: string,
+): Promise<number> {
+  const rows = await selectRows<{ runs: number | string }>(
+    wh,
+    `SELECT uniqExact(run_id) AS runs FROM ${tableName(wh, 'export_run_events')}
+     WHERE dataset = {dataset:String} AND project_id = {projectId:String} AND date_from = {dateFrom:Date} AND date_to = {dateTo:Date}
+       AND run_id != {runId:String}`,
+    { ...window, runId },
+  );
+  return Number(rows[0]?.runs ?? 0);
+}

@@ -32,6 +32,7 @@ export {
   completeRun,
   latestCompleteRun,
   latestRuns,
+  otherRunsOfWindow,
   recordRunEvent,
   type CompletedRun,
   type ExportRun,
