@@ -15,7 +15,7 @@ import type { PromptObserver } from '../src/prompts/index.js';
 import type { Warehouse } from '../src/warehouse/index.js';
 import { queueKeyPrefix } from '../src/queue/queue-names.js';
 import { QUEUE_NAMES, type QueueName } from '../src/queue/queues.js';
-import { createRedisConnection, isConnectionError } from '../src/queue/redis-connection.js';
+import { closeRedisConnection, createRedisConnection, isConnectionError } from '../src/queue/redis-connection.js';
 import { analyticsBudget } from '../src/queue/request-budget.js';
 
 export interface WorkerDeps {
@@ -137,7 +137,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
         for (const c of connections) c.disconnect();
         return;
       }
-      await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
+      await Promise.all(connections.map(closeRedisConnection));
     },
   };
 }

@@ -14,7 +14,7 @@ import type { PromptObserver } from '../prompts/index.js';
 import { acquireRedis, type RedisHandle } from '../queue/private-redis.js';
 import { queueKeyPrefix } from '../queue/queue-names.js';
 import { openQueue, QUEUE_NAMES, type QueueName } from '../queue/queues.js';
-import { createRedisConnection, redisTarget } from '../queue/redis-connection.js';
+import { closeRedisConnection, createRedisConnection, redisTarget } from '../queue/redis-connection.js';
 import { assertDurableForPrompts, checkRedisPersistence, describePersistence, type RedisPersistenceReport } from '../queue/redis-persistence.js';
 import { probeRedis } from '../queue/redis-probe.js';
 import { startWorkers, type WorkerSet } from '../../jobs/workers.js';
@@ -255,7 +255,7 @@ export class Runtime {
         if (this.warehousePromise) await (await this.warehousePromise.catch(() => undefined))?.close();
       },
       async () => {
-        if (this.connection) await this.connection.quit().catch(() => this.connection?.disconnect());
+        if (this.connection) await closeRedisConnection(this.connection);
       },
       () => this.redisHandle.release(),
     ];

@@ -137,3 +137,18 @@ function watchConnection(client: Redis, where: string, name: string | undefined,
 }
 
 const downSince = new Map<string, number>();
+
+/**
+ * Closes a connection for good: QUIT, so commands already sent get their replies, then the socket
+ * is dropped at once rather than when the server gets round to closing it (a one-shot command
+ * otherwise waits on that socket before it can exit). A connection that cannot QUIT is dropped.
+ */
+export async function closeRedisConnection(connection: Redis): Promise<void> {
+  try {
+    await connection.quit();
+  } catch {
+    /* already closed, or down: nothing to wait for */
+  } finally {
+    connection.disconnect();
+  }
+}
