@@ -32,6 +32,35 @@ describe('rows of the datasets', () => {
     ]);
   });
 
+  it('maps visitors and views rows as served, recording what is not whole or out of bounds under the row\'s path', () => {
+    for (const name of ['visitors', 'views'] as const) {
+      const dataset = getDataset(name);
+      const { log, ctx } = context();
+      const rows = [
+        { path: '/a', human: 5, ai: 3, total: 8 },
+        { path: '/b', human: 5, ai: 3, total: 5 },
+        { path: '/low', human: 5, ai: 3, total: 4 },
+        { path: '/high', human: 5, ai: 3, total: 9 },
+        { path: '/half', human: 2.5, ai: 0, total: 2.5 },
+        { path: '/extra', human: 1, ai: 0, total: 1, _sampleRate: 0.5 },
+      ].map((item) => dataset.row(item, ctx));
+      expect(rows).toEqual([
+        { path: '/a', human: 5, ai: 3, total: 8, extra: '' },
+        { path: '/b', human: 5, ai: 3, total: 5, extra: '' },
+        { path: '/low', human: 5, ai: 3, total: 4, extra: '' },
+        { path: '/high', human: 5, ai: 3, total: 9, extra: '' },
+        { path: '/half', human: 3, ai: 0, total: 3, extra: '' },
+        { path: '/extra', human: 1, ai: 0, total: 1, extra: '{"_sampleRate":0.5}' },
+      ]);
+      expect(log.drain().map((f) => `${f.kind} ${f.detail}`)).toEqual([
+        'total_out_of_bounds path "/low": total 4 outside [max(human, ai) = 5, human + ai = 8]',
+        'total_out_of_bounds path "/high": total 9 outside [max(human, ai) = 5, human + ai = 8]',
+        'fractional_count path "/half" human: 2.5 stored as 3',
+        'fractional_count path "/half" total: 2.5 stored as 3',
+      ]);
+    }
+  });
+
   it('keeps, hashes or drops personal fields as MINTPIPE_PII says', () => {
     expect(context('keep').ctx.personal('me@example.com')).toBe('me@example.com');
     expect(context('drop').ctx.personal('me@example.com')).toBeNull();
