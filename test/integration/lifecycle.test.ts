@@ -53,6 +53,33 @@ describe('mintpipe start lifecycle', () => {
     }
   }, 120_000);
 
+  it('with an API key, says on its first line which API and warehouse it runs against, never the key', async () => {
+    const key = 'mint_lifecycle_first_line_secret';
+    const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: 'http://127.0.0.1:9/v1/', MINTLIFY_API_KEY: key });
+    const child = spawn(process.execPath, ['bin/mintpipe.js', 'start', '--no-workers', '--no-dashboard'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!stdout.includes('running (Ctrl-C to stop)')) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`start did not come up: ${stdout}\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(stdout.split('\n')[0]).toBe(`mintpipe: running against http://127.0.0.1:9/v1 with MINTLIFY_API_KEY, into the embedded warehouse in ${env.MINTPIPE_DATA_DIR}`);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(stdout + stderr).not.toContain(key);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 120_000);
+
   it('runs a worker with its own /metrics that stops cleanly on SIGTERM', async () => {
     const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: 'http://127.0.0.1:9' });
     const child = spawn(process.execPath, ['bin/mintpipe.js', 'worker', '--queues', 'export', '--metrics-port', '0'], {

@@ -55,6 +55,11 @@ async function start(flags: StartFlags): Promise<void> {
   if (emulator) {
     process.stdout.write(`mintpipe: no MINTLIFY_API_KEY set — running against the built-in emulator at ${emulator.url} (synthetic data)\n`);
     config = demoConfig(config, emulator.url);
+  } else {
+    // The first line says what this runs against, key or not (never the key itself).
+    const api = new URL(config.api.url);
+    const warehouse = config.clickhouse.url ? 'a ClickHouse server (CLICKHOUSE_URL)' : `the embedded warehouse in ${config.dataDir}`;
+    process.stdout.write(`mintpipe: running against ${api.origin}${api.pathname.replace(/\/$/, '')} with MINTLIFY_API_KEY, into ${warehouse}\n`);
   }
   const metrics = createMetrics();
   const runtime = await Runtime.open({
