@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { enqueueWindows } from '../../src/export/enqueue.js';
 import { testEnv } from '../support/export-stack.js';
-import { runCli } from '../support/run-cli.js';
+import { runCli, startCli } from '../support/run-cli.js';
 import { queueKeyPrefix } from '../../src/queue/queue-names.js';
 
 const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
@@ -15,21 +15,9 @@ describe('mintpipe start lifecycle', () => {
   it('serves health and metrics, then stops cleanly on SIGTERM within the grace period, keeping its schedule', async () => {
     const env = testEnv({ MINTPIPE_DASHBOARD_PORT: '0', MINTPIPE_SHUTDOWN_GRACE: '5s', LOG_LEVEL: 'warn' });
     delete (env as Record<string, string | undefined>).MINTLIFY_API_KEY; // demo mode: the built-in emulator
-    const child = spawn(process.execPath, ['bin/mintpipe.js', 'start'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, MINTLIFY_API_KEY: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { child, output, exited } = await startCli(['start'], { ...env, MINTLIFY_API_KEY: '' });
     try {
-      const deadline = Date.now() + 60_000;
-      while (!stdout.includes('running (Ctrl-C to stop)')) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`start did not come up: ${stdout}\n${stderr}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const { stdout } = output();
       expect(stdout.split('\n')[0]).toMatch(/no MINTLIFY_API_KEY set — running against the built-in emulator/);
       const url = /dashboard: (http:\/\/\S+)/.exec(stdout)?.[1];
       expect(url).toBeDefined();
@@ -56,24 +44,12 @@ describe('mintpipe start lifecycle', () => {
   it('with an API key, says on its first line which API and warehouse it runs against, never the key', async () => {
     const key = 'mint_lifecycle_first_line_secret';
     const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: 'http://127.0.0.1:9/v1/', MINTLIFY_API_KEY: key });
-    const child = spawn(process.execPath, ['bin/mintpipe.js', 'start', '--no-workers', '--no-dashboard'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { child, output, exited } = await startCli(['start', '--no-workers', '--no-dashboard'], env);
     try {
-      const deadline = Date.now() + 60_000;
-      while (!stdout.includes('running (Ctrl-C to stop)')) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`start did not come up: ${stdout}\n${stderr}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(stdout.split('\n')[0]).toBe(`mintpipe: running against http://127.0.0.1:9/v1 with MINTLIFY_API_KEY, into the embedded warehouse in ${env.MINTPIPE_DATA_DIR}`);
+      expect(output().stdout.split('\n')[0]).toBe(`mintpipe: running against http://127.0.0.1:9/v1 with MINTLIFY_API_KEY, into the embedded warehouse in ${env.MINTPIPE_DATA_DIR}`);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
+      const { stdout, stderr } = output();
       expect(stdout + stderr).not.toContain(key);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../config/index.js';
-
-/** The ConfigError loadConfig throws for `env`, or a failure when it accepts it. */
-function refusal(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error(`accepted ${JSON.stringify(env)}`);
-}
+import { configRefusal as refusal } from '../support/config-refusal.js';
+import { loadConfig } from '../../config/index.js';
 
 describe('the nightly schedule (MINTPIPE_SCHEDULE_CRON)', () => {
   it('accepts the default and any 5-field pattern, which fires at most once a minute', () => {

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, MIN_DASHBOARD_TOKEN_CHARS } from '../../config/index.js';
-
-function refusal(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error(`accepted ${JSON.stringify(Object.keys(env))}`);
-}
+import { configRefusal as refusal } from '../support/config-refusal.js';
+import { loadConfig, MIN_DASHBOARD_TOKEN_CHARS } from '../../config/index.js';
 
 describe('the dashboard token (MINTPIPE_DASHBOARD_TOKEN)', () => {
   it('is at least 16 characters', () => {

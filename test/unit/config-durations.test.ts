@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, MAX_TIMER_MS, parseDurationMs } from '../../config/index.js';
-
-function refusal(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error(`accepted ${JSON.stringify(env)}`);
-}
+import { configRefusal as refusal } from '../support/config-refusal.js';
+import { loadConfig, MAX_TIMER_MS, parseDurationMs } from '../../config/index.js';
 
 /** Settings whose value ends up in a Node timer (setTimeout directly or through BullMQ). */
 const TIMER_SETTINGS = ['MINTPIPE_HTTP_TIMEOUT', 'MINTPIPE_RETRY_MAX_TIME', 'MINTPIPE_LOCK_DURATION', 'MINTPIPE_STALLED_INTERVAL', 'MINTPIPE_SHUTDOWN_GRACE'];

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../config/index.js';
-
-function refusal(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error(`accepted ${JSON.stringify(env)}`);
-}
+import { configRefusal as refusal } from '../support/config-refusal.js';
+import { loadConfig } from '../../config/index.js';
 
 describe('integer settings (MINTPIPE_EXPORT_CONCURRENCY, 1–64)', () => {
   it('takes digits, trimmed, within the range, and the default when unset or blank', () => {
