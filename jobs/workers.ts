@@ -86,10 +86,13 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
   if (deps.names.includes(QUEUE_NAMES.prompts)) {
     // Loaded only when this process works the prompts queue.
     const { createPromptProcessor } = await import('./prompt.js');
+    // Prompt steps are many short concurrent Redis calls: their own connection pipelines them.
+    const promptRedis = createRedisConnection(deps.redisUrl, { connectionName: 'mintpipe-prompts', logger, autoPipelining: true });
+    connections.push(promptRedis);
     const processPrompt = createPromptProcessor({
       client: deps.client,
       warehouse: deps.warehouse,
-      redis: deps.redis,
+      redis: promptRedis,
       queue: deps.queue(QUEUE_NAMES.prompts),
       config,
       logger,
