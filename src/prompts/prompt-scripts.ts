@@ -21,11 +21,13 @@ return 1
 `);
 
 /**
- * Moves a prompt to a new status. KEYS: prompt, batch counts.
+ * Moves a prompt to a new status. KEYS: prompt, batch counts, batch meta.
  * ARGV: attempt, allowed current statuses (comma-separated, or *), new status, done (1/0),
  * field/value pairs (an empty value deletes the field).
- * Returns {1, status, fields} on success, {0, status} when the current status is not allowed,
- * {-1} when missing, {-2, status} for another attempt, {-3, status} when already final.
+ * Returns {1, status, fields, finished} on success (finished: 1 when this made every prompt of
+ * the batch final, so the caller sets its expiry without reading the batch again), {0, status}
+ * when the current status is not allowed, {-1} when missing, {-2, status} for another attempt,
+ * {-3, status} when already final.
  */
 export const TRANSITION = new LuaScript(`
 local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'version', 'done')
@@ -43,9 +45,12 @@ redis.call('HSET', KEYS[1], 'status', ARGV[3], 'version', tonumber(cur[3] or '0'
 for i = 5, #ARGV, 2 do
   if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 end
+local finished = 0
 if ARGV[4] == '1' then
   redis.call('HSET', KEYS[1], 'done', '1')
-  redis.call('HINCRBY', KEYS[2], '_done', 1)
+  local done = redis.call('HINCRBY', KEYS[2], '_done', 1)
+  local total = tonumber(redis.call('HGET', KEYS[3], 'total') or '')
+  if total and done >= total then finished = 1 end
   -- A held prompt that ends (cancelled, skipped) is held no more.
   if redis.call('HGET', KEYS[1], 'held') == '1' then
     redis.call('HDEL', KEYS[1], 'held')
@@ -56,7 +61,7 @@ if cur[1] ~= ARGV[3] then
   redis.call('HINCRBY', KEYS[2], cur[1], -1)
   redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
 end
-return {1, ARGV[3], redis.call('HGETALL', KEYS[1])}
+return {1, ARGV[3], redis.call('HGETALL', KEYS[1]), finished}
 `);
 
 /**

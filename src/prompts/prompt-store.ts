@@ -160,15 +160,15 @@ export class PromptStore {
     const from = request.from === '*' ? '*' : request.from.join(',');
     const reply = (await TRANSITION.run(
       this.redis,
-      [this.keys.prompt(promptId), this.keys.batchCounts(batchId)],
+      [this.keys.prompt(promptId), this.keys.batchCounts(batchId), this.keys.batch(batchId)],
       [request.attempt, from, request.to, request.done ? '1' : '0', ...changeArgs(request.set)],
-    )) as [number, string?, unknown?];
+    )) as [number, string?, unknown?, number?];
     const code = Number(reply[0]);
     const status = reply[1] as PromptStatus | undefined;
     if (code === 1) {
       const record = decodeRecord(promptId, pairsToHash(reply[2]));
       if (!record) throw new Error(`prompt ${promptId}: unreadable record after a transition`);
-      if (request.done) await this.expireIfFinished(batchId);
+      if (Number(reply[3]) === 1) await this.expireBatch(batchId);
       return { ok: true, record };
     }
     const reason = code === -1 ? 'missing' : code === -2 ? 'other-attempt' : code === -3 ? 'final' : 'wrong-status';
@@ -285,6 +285,11 @@ export class PromptStore {
   private async expireIfFinished(batchId: string): Promise<void> {
     const [meta, counts] = await Promise.all([this.batchMeta(batchId), this.batchCounts(batchId)]);
     if (!meta || counts.done < meta.total) return;
+    await this.expireBatch(batchId);
+  }
+
+  /** Sets the expiry of a finished batch's records (see expireIfFinished). */
+  private async expireBatch(batchId: string): Promise<void> {
     const seconds = Math.max(1, Math.ceil(this.retentionMs / 1000));
     const ids = await this.batchPromptIds(batchId);
     const pipeline = this.redis.pipeline();
