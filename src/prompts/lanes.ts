@@ -70,15 +70,19 @@ export async function passLane(
   if (!head || head.done) return;
   // A chain's follow-up has no job id until it is sent: its job is the one the chain ran on.
   if (seen && sendNow && head.status === 'queued' && (head.jobId || seen.jobId) === seen.jobId) {
-    if (!(await store.patch(head, { before: JSON.stringify(seen.snapshot), checkedAt: seen.atMs }))) return addPromptJobs(queue, [head], { first: true });
-    await addPromptJobs(queue, [head], { delayMs: sendNow.guardMs });
+    if (!(await store.patch(head, { before: JSON.stringify(seen.snapshot), checkedAt: seen.atMs }))) {
+      await addPromptJobs(queue, [head], { first: true });
+      return;
+    }
+    const [guard] = await addPromptJobs(queue, [head], { delayMs: sendNow.guardMs });
     let delayMs = 0;
     try {
       delayMs = await sendNow.send({ ...head, before: seen.snapshot, checkedAtMs: seen.atMs });
     } catch {
       // The job, due now, takes over from where the send stopped.
     }
-    return rescheduleDelayedPromptJob(queue, head, delayMs);
+    if (guard) await rescheduleDelayedPromptJob(guard, delayMs);
+    return;
   }
   await addPromptJobs(queue, [head], { first: true });
 }

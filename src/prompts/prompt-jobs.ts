@@ -3,7 +3,7 @@
  * a no-op: a lane's successor can be added again after a crash without running twice, and a
  * batch submitted twice adds nothing. A prompt job exists only for the head of its lane.
  */
-import type { JobsOptions, Queue } from 'bullmq';
+import type { Job, JobsOptions, Queue } from 'bullmq';
 import type { PromptRecord } from './prompt-record.js';
 
 /** Sends one prompt and polls its agent job (re-run as a delayed job between steps). */
@@ -56,9 +56,9 @@ export async function addPromptJobs(
     /** Run no sooner than this. @default 0 */
     delayMs?: number;
   } = {},
-): Promise<void> {
-  if (records.length === 0) return;
-  await queue.addBulk(
+): Promise<Job[]> {
+  if (records.length === 0) return [];
+  return queue.addBulk(
     records.map((r) => ({
       name: PROMPT_JOB,
       data: { batchId: r.batchId, promptId: r.promptId, attempt: r.attempt } satisfies PromptJobData,
@@ -84,9 +84,10 @@ export async function addRecoverJob(queue: Queue, batchId: string, nowMs = Date.
   return jobId;
 }
 
-/** Moves a delayed prompt job to run after `delayMs` (0: now); no-op when it is not delayed any more. */
-export async function rescheduleDelayedPromptJob(queue: Queue, record: Pick<PromptRecord, 'promptId' | 'attempt'>, delayMs: number): Promise<void> {
-  const job = await queue.getJob(promptJobId(record.promptId, record.attempt));
-  if (!job || !(await job.isDelayed())) return;
+/**
+ * Moves a delayed prompt job (as `addPromptJobs` returned it) to run after `delayMs` (0: now); a
+ * no-op when it is not delayed any more (BullMQ's changeDelay refuses a job not in the delayed set).
+ */
+export async function rescheduleDelayedPromptJob(job: Job, delayMs: number): Promise<void> {
   await job.changeDelay(Math.max(0, Math.ceil(delayMs))).catch(() => undefined);
 }
