@@ -41,7 +41,7 @@ export async function handOver(scope: StepScope, record: PromptRecord): Promise<
  * trip. Returns the delay to its first poll (0 when it already ended, so its job hands over).
  */
 async function sendNext(scope: StepScope, head: PromptRecord): Promise<number> {
-  const next = new StepScope(scope.ctx, head);
+  const next = new StepScope(scope.ctx, head, scope);
   const outcome = await sendStep(next, head);
   if (outcome.kind !== 'wait') {
     await next.flush();

@@ -17,6 +17,11 @@ export class StepScope {
   constructor(
     readonly ctx: PromptContext,
     record: PromptRecord,
+    /**
+     * The run this one is part of (a lane's next prompt sent in the run that ended the one ahead):
+     * its changes not yet written go to the warehouse with this run's ledger mark, in one insert.
+     */
+    private readonly parent?: StepScope,
   ) {
     this.logger = ctx.logger.child({ batch: record.batchId, prompt: record.promptId, project: record.projectId, job: record.jobId });
     // A run that died before writing its changes: the warehouse gets the current state now.
@@ -56,7 +61,15 @@ export class StepScope {
    * before a POST); it is not written again at the end of the run.
    */
   async writeNow(record: PromptRecord): Promise<void> {
-    await this.ctx.writer.write([record]);
+    // The parent run's changes (the final state of the prompt ahead) ride along: one group-commit
+    // wait instead of two. If the insert fails they go back to the parent, whose flush retries.
+    const carried = this.parent ? this.parent.changed.splice(0) : [];
+    try {
+      await this.ctx.writer.write([...carried, record]);
+    } catch (err) {
+      this.parent?.changed.unshift(...carried);
+      throw err;
+    }
     const at = this.changed.indexOf(record);
     if (at >= 0) this.changed.splice(at, 1);
   }
