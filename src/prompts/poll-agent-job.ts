@@ -59,7 +59,7 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
     }
     if (now >= deadlineMs) return deadlinePassed(scope, record, polls, job.status, undefined);
   } else if (now >= deadlineMs) return deadlinePassed(scope, record, polls, record.lastStatus, pollError);
-  let delayMs = Math.min(ctx.pace.nextPollMs(record, now - sentAtMs, polls), deadlineMs - now);
+  let delayMs = Math.min(ctx.pace.nextPollMs(record, now - sentAtMs), deadlineMs - now);
   if (pollError instanceof RateLimitedError) delayMs = Math.max(delayMs, pollError.retryAfterMs);
   const pollDueAt = now + Math.ceil(delayMs);
   if (job) {

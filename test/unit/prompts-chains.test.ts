@@ -139,10 +139,10 @@ describe('the poll pace', () => {
   const timing = { pollInitialMs: 500, pollMaxMs: 5000, deadlineMs: 60_000, unchangedPollsToSettle: 3, maxConsecutiveFailures: 10, sendGuardMs: 35_000 };
   const prompt = { projectId: 'p', kind: 'message' };
 
-  it('backs off from pollInitialMs until it has seen a few runs end', () => {
+  it('until it has seen a few runs end, polls first after pollInitialMs, then half the time since the send later, within pollInitialMs / 2 and pollMaxMs', () => {
     const pace = new PollPace(timing);
     expect(pace.firstPollMs(prompt)).toBe(500);
-    expect([0, 1, 2, 3, 4].map((n) => pace.nextPollMs(prompt, 0, n))).toEqual([500, 1000, 2000, 4000, 5000]);
+    expect([0, 500, 750, 1200, 3000, 9000, 60_000].map((elapsed) => pace.nextPollMs(prompt, elapsed))).toEqual([250, 250, 375, 600, 1500, 4500, 5000]);
   });
 
   it('then polls first near where runs end, in short steps while runs usually end, and backs off past them', () => {
@@ -152,12 +152,12 @@ describe('the poll pace', () => {
     const first = pace.firstPollMs(prompt);
     expect(first).toBeGreaterThanOrEqual(750);
     expect(first).toBeLessThanOrEqual(850);
-    const step = pace.nextPollMs(prompt, 1000, 3);
+    const step = pace.nextPollMs(prompt, 1000);
     expect(step).toBeGreaterThanOrEqual(30);
     expect(step).toBeLessThanOrEqual(150);
     // Longer than every run seen: a quarter of the time so far, capped at pollMaxMs.
-    expect(pace.nextPollMs(prompt, 4000, 9)).toBe(1000);
-    expect(pace.nextPollMs(prompt, 60_000, 9)).toBe(5000);
+    expect(pace.nextPollMs(prompt, 4000)).toBe(1000);
+    expect(pace.nextPollMs(prompt, 60_000)).toBe(5000);
     // Another project, or creates, learn on their own.
     expect(pace.firstPollMs({ projectId: 'p', kind: 'create' })).toBe(500);
   });
