@@ -27,11 +27,14 @@ export async function startLaneHeads(store: PromptStore, queue: Queue, headIds: 
 /**
  * Like startLaneHeads, and also retries a head's job that the queue failed without the prompt
  * ending (a job that stalled too often never reaches the processor's error handling): re-running
- * a batch job therefore unblocks such a lane.
+ * a batch job therefore unblocks such a lane. Heads in `fresh` entered their lane in this run, so
+ * no job of theirs existed before the one just added: they are not looked up (a batch's first
+ * start sends at once instead of first reading back every job it added).
  */
-export async function repairLaneHeads(store: PromptStore, queue: Queue, headIds: readonly string[]): Promise<void> {
-  await startLaneHeads(store, queue, headIds);
-  const open = (await store.readMany(headIds)).filter((r): r is PromptRecord => r !== undefined && !r.done);
+export async function repairLaneHeads(store: PromptStore, queue: Queue, headIds: readonly string[], fresh: ReadonlySet<string> = new Set()): Promise<void> {
+  const heads = (await store.readMany(headIds)).filter((r): r is PromptRecord => r !== undefined);
+  await addPromptJobs(queue, heads);
+  const open = heads.filter((r) => !r.done && !fresh.has(r.promptId));
   // Looked up side by side: a batch of thousands of lanes starts its sends without delay.
   for (let start = 0; start < open.length; start += 100) {
     await Promise.all(

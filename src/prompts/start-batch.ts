@@ -41,7 +41,7 @@ export async function startBatch(ctx: PromptContext, data: BatchJobData): Promis
   const open = records.filter((r) => !r.done);
   const waiting = open.filter((r) => !r.laned);
   const heads = await ctx.store.enterLanes(open);
-  await repairLaneHeads(ctx.store, ctx.queue, heads);
+  await repairLaneHeads(ctx.store, ctx.queue, heads, new Set(waiting.map((r) => r.promptId)));
   ctx.logger.info({ event: 'prompts.batch_started', batch: data.batchId, prompts: records.length, laned: waiting.length, heads: heads.length, adopted, rebuilt }, 'batch started');
   return { batchId: data.batchId, prompts: records.length, laned: waiting.length, adopted, rebuilt };
 }

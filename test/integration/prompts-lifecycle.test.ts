@@ -1,7 +1,8 @@
+import { UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { batchJobId, createPromptContext, promptJobId, runPromptStep, startBatch, type StepOutcome } from '../../src/prompts/index.js';
-import { QUEUE_NAMES } from '../../src/queue/queues.js';
+import { queueKeyPrefix, QUEUE_NAMES } from '../../src/queue/queues.js';
 import { openPromptStack, promptsOver, type PromptStack } from '../support/prompts-stack.js';
 
 const stacks: PromptStack[] = [];
@@ -84,6 +85,21 @@ describe('a lane whose head job was lost', () => {
     expect(batchJobs).toContain(batchJobId(batch.batchId, 1));
     await startBatch(ctx, { batchId: batch.batchId });
     expect(await queue.getJob(headJob)).toBeDefined();
+
+    // The queue then fails the head's job for good (as after too many stalls) without the prompt
+    // ending: the next start of the batch retries it, and only then.
+    const worker = new Worker(QUEUE_NAMES.prompts, null, { connection: stack.runtime.redis.duplicate(), prefix: queueKeyPrefix(stack.config.queuePrefix), autorun: false });
+    try {
+      for (const job of await queue.getJobs(['waiting'])) if (job.name === 'batch') await job.remove();
+      const taken = await worker.getNextJob('test-token');
+      expect(taken?.id).toBe(headJob);
+      await taken!.moveToFailed(new UnrecoverableError('stalled too often'), 'test-token');
+    } finally {
+      await worker.close();
+    }
+    expect(await (await queue.getJob(headJob))!.getState()).toBe('failed');
+    await startBatch(ctx, { batchId: batch.batchId });
+    expect(await (await queue.getJob(headJob))!.getState()).toBe('waiting');
   });
 });
 
