@@ -41,9 +41,13 @@ export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], o
     woken = true;
     wakeNow?.();
   });
+  // A wake-up sweeps again at once, but never sooner than this after the last sweep began: many
+  // windows ending one after another must not turn into back-to-back sweeps (two reads per window).
+  const minGapMs = Math.min(pollMs, 50);
+  let sweptAt = 0;
   const pause = async () => {
+    let timer: NodeJS.Timeout | undefined;
     if (!woken) {
-      let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         wakeNow = resolve;
         timer = setTimeout(resolve, pollMs);
@@ -51,10 +55,13 @@ export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], o
       clearTimeout(timer);
       wakeNow = undefined;
     }
+    const gapLeft = sweptAt + minGapMs - performance.now();
+    if (gapLeft > 0) await new Promise((resolve) => setTimeout(resolve, gapLeft));
     woken = false;
   };
   try {
     while (results.size < enqueued.length) {
+      sweptAt = performance.now();
       for (const e of enqueued) {
         if (results.has(e.jobId)) continue;
         const label = `${e.window.dataset} ${e.window.projectId} ${e.window.dateFrom}..${e.window.dateTo}`;
