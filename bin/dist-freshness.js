@@ -10,10 +10,17 @@ export function compiledEntry(root) {
 }
 
 /**
+ * What else decides the bundle's contents: the packages bundled into it (an `npm install pkg@x`
+ * does not run "prepare"), the build script and its settings.
+ */
+const BUILD_INPUTS = ['package.json', 'package-lock.json', join('node_modules', '.package-lock.json'), 'tsconfig.json', join('bin', 'build.js')];
+
+/**
  * Why dist/ cannot be trusted, or undefined when it can: no build, or a source that went into it
- * modified after it (~200 stats, a few ms). An edited file that now imports a new one is itself
- * newer, so the list of the build's own sources is enough. An installed package whose files all
- * carry the same time (npm tarballs) or that has no sources (the image) counts as built.
+ * or one of the build's other inputs modified after it (~200 stats, a few ms). An edited file that
+ * now imports a new one is itself newer, so the list of the build's own sources is enough. An
+ * installed package whose files all carry the same time (npm tarballs) or that has no sources
+ * (the image) counts as built.
  */
 export function staleReason(root) {
   const entry = compiledEntry(root);
@@ -27,7 +34,7 @@ export function staleReason(root) {
     return 'dist/ is not built';
   }
   if (!Array.isArray(sources)) return 'dist/ is not built';
-  for (const source of sources) {
+  for (const source of [...BUILD_INPUTS, ...sources]) {
     const stat = statSync(join(root, source), { throwIfNoEntry: false });
     if (stat && stat.mtimeMs > builtAt) return `${source} changed since the last build`;
   }
