@@ -31,10 +31,13 @@ const EXTERNAL = [
   'pino',
   'pino-*',
   'thread-stream',
-  // The dashboard server and its UI, read from their packages' folders.
+  // The dashboard server and the queue UI's pages, read from their packages' folders. The board's
+  // API and its BullMQ adapter are bundled, so they share the bundle's one BullMQ and ioredis
+  // (the API finds the UI's folder with require.resolve, which the banner's require answers).
   'fastify',
   '@fastify/*',
-  '@bull-board/*',
+  '@bull-board/fastify',
+  '@bull-board/ui',
 ];
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
@@ -51,7 +54,17 @@ const result = await build({
   external: EXTERNAL,
   chunkNames: 'chunk-[hash]',
   // CommonJS packages inside an ES module bundle still call require() for Node's own modules.
-  banner: { js: "import { createRequire as __mintpipeRequire } from 'node:module'; const require = __mintpipeRequire(import.meta.url);" },
+  // __filename and __dirname too: bundled ioredis reads its version from a path beside its own file.
+  banner: {
+    js: [
+      "import { createRequire as __mintpipeRequire } from 'node:module';",
+      "import { dirname as __mintpipeDirname } from 'node:path';",
+      "import { fileURLToPath as __mintpipeFileURLToPath } from 'node:url';",
+      'const require = __mintpipeRequire(import.meta.url);',
+      'const __filename = __mintpipeFileURLToPath(import.meta.url);',
+      'const __dirname = __mintpipeDirname(__filename);',
+    ].join(' '),
+  },
   sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',
