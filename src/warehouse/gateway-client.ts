@@ -40,12 +40,24 @@ export function gatewayPid(dataDir: string): number | undefined {
  * Runs a read-only query through the process holding the warehouse; undefined when there is none.
  * Plain node:http, without a response deadline: the gateway enforces the query's own timeout.
  */
-export async function queryThroughGateway(dataDir: string, sql: string, limits: Partial<QueryLimits> = {}): Promise<QueryResult | undefined> {
+export async function queryThroughGateway(
+  dataDir: string,
+  sql: string,
+  limits: Partial<QueryLimits> = {},
+  /**
+   * Asked before anything says a process holds the warehouse (`query` tries the gateway first): an
+   * answer that is not a gateway's (a stale file whose pid and port now belong to something else)
+   * means "no gateway" instead of an error. @default false
+   */
+  tentative = false,
+): Promise<QueryResult | undefined> {
   const path = join(dataDir, GATEWAY_FILE);
   if (!existsSync(path)) return undefined;
   let gateway: GatewayFile;
   try {
     gateway = JSON.parse(readFileSync(path, 'utf8')) as GatewayFile;
+    // This very process (a pid reused by a container restarted on the same volume) serves no gateway.
+    if (gateway.pid === process.pid) return undefined;
     process.kill(gateway.pid, 0);
   } catch {
     return undefined;
@@ -71,8 +83,10 @@ export async function queryThroughGateway(dataDir: string, sql: string, limits: 
   try {
     body = JSON.parse(answer.body) as QueryResult & Partial<GatewayErrorBody>;
   } catch {
+    if (tentative) return undefined;
     throw queryErrorOfKind('failed', `query: the warehouse gateway answered HTTP ${answer.status} without a result`);
   }
+  if (tentative && (typeof body !== 'object' || body === null || (answer.status === 200 ? !Array.isArray(body.rows) : typeof body.error !== 'string'))) return undefined;
   if (answer.status !== 200) throw queryErrorOfKind(body.kind, body.error ?? `query: HTTP ${answer.status}`);
   return body;
 }

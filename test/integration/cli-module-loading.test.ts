@@ -6,7 +6,9 @@
  * inside them through dist/cli/build.json), or the sources through tsx.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,5 +150,26 @@ describe('query through a running installation', () => {
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual([{ two: 2 }]);
     expect(run.packages).toEqual(['commander']);
+  });
+});
+
+describe('query with a stale gateway file', () => {
+  it('falls back to the embedded engine when the file names a live process and a port that is not a gateway', async () => {
+    const dataDir = join(scratch, 'stale-gateway');
+    mkdirSync(dataDir, { recursive: true });
+    // Something else now listens where the gateway was, under a pid that is alive (this test's).
+    const foreign = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>not here</h1>'));
+    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+    const { port } = foreign.address() as AddressInfo;
+    writeFileSync(join(dataDir, 'warehouse-gateway.json'), JSON.stringify({ pid: process.pid, url: `http://127.0.0.1:${port}`, token: 'old' }));
+    try {
+      const run = await traced(['query', 'SELECT 3 AS three', '--format', 'json'], { MINTPIPE_DATA_DIR: dataDir });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual([{ three: 3 }]);
+      expect(run.packages).toContain('chdb');
+    } finally {
+      foreign.close();
+    }
   });
 });

@@ -50,7 +50,7 @@ async function throughRunningInstallation(sql: string, limits: Pick<QueryLimits,
   const { dataDirOf, usesClickHouseServer } = await import('../../../config/data-dir.js');
   if (usesClickHouseServer(process.env)) return undefined;
   const { queryThroughGateway } = await import('../../warehouse/gateway-client.js');
-  return queryThroughGateway(dataDirOf(process.env), sql, limits);
+  return queryThroughGateway(dataDirOf(process.env), sql, limits, true);
 }
 
 async function runOneShot(sql: string, limits: Pick<QueryLimits, 'timeoutMs' | 'maxRows'>): Promise<QueryResult> {
