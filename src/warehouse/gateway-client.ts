@@ -56,8 +56,9 @@ export async function queryThroughGateway(
   let gateway: GatewayFile;
   try {
     gateway = JSON.parse(readFileSync(path, 'utf8')) as GatewayFile;
-    // This very process (a pid reused by a container restarted on the same volume) serves no gateway.
-    if (gateway.pid === process.pid) return undefined;
+    // A first try from a process that names itself (its pid reused by a container restarted on the
+    // same volume) finds no gateway: it serves none.
+    if (tentative && gateway.pid === process.pid) return undefined;
     process.kill(gateway.pid, 0);
   } catch {
     return undefined;
