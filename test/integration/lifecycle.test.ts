@@ -43,14 +43,14 @@ describe('mintpipe start lifecycle', () => {
 
   it('with an API key, says on its first line which API and warehouse it runs against, never the key', async () => {
     const key = 'mint_lifecycle_first_line_secret';
-    const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: 'http://127.0.0.1:9/v1/', MINTLIFY_API_KEY: key });
+    const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: 'http://user:hunter2@127.0.0.1:9/v1/?token=abc', MINTLIFY_API_KEY: key });
     const { child, output, exited } = await startCli(['start', '--no-workers', '--no-dashboard'], env);
     try {
       expect(output().stdout.split('\n')[0]).toBe(`mintpipe: running against http://127.0.0.1:9/v1 with MINTLIFY_API_KEY, into the embedded warehouse in ${env.MINTPIPE_DATA_DIR}`);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       const { stdout, stderr } = output();
-      expect(stdout + stderr).not.toContain(key);
+      for (const secret of [key, 'hunter2', 'token=abc']) expect(stdout + stderr).not.toContain(secret);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }

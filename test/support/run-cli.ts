@@ -26,7 +26,8 @@ export function runCli(args: string[], env: Record<string, string | undefined>, 
       child.kill('SIGKILL');
       reject(new Error(`mintpipe ${args.join(' ')} timed out; stderr: ${printed.stderr}`));
     }, timeoutMs);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': by then everything it printed has been read.
+    child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, ...printed });
     });
@@ -48,7 +49,7 @@ export interface RunningCli {
  */
 export async function startCli(args: string[], env: Record<string, string | undefined>, ready = 'running (Ctrl-C to stop)', timeoutMs = 60_000): Promise<RunningCli> {
   const { child, printed } = spawnCli(args, env);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const deadline = Date.now() + timeoutMs;
   while (!printed.stdout.includes(ready)) {
     if (Date.now() > deadline || child.exitCode !== null) {
