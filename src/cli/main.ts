@@ -40,7 +40,23 @@ export function exitCodeFor(err: unknown): number {
   return 1;
 }
 
+// A reader that stops early (`query … | head`) closes the pipe: stop quietly, as Unix tools do,
+// instead of an unhandled EPIPE with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  });
+}
+
 const code = await main(process.argv);
-// Let pending stream writes flush; open handles (none, when commands clean up) must not keep us alive.
 process.exitCode = code;
-setTimeout(() => process.exit(code), 50).unref();
+// Exit once everything written to stdout and stderr is out, however slowly the reader takes it
+// (`query … | less`), and not before: an exit while a pipe still holds queued output cuts the
+// output. Not when the last handle closes either: the embedded engine keeps one open after it is
+// closed. A reader that went away (EPIPE) leaves the stream destroyed: nothing more to wait for.
+const pending = (stream: NodeJS.WriteStream) => !stream.destroyed && stream.writableLength > 0;
+void (async () => {
+  while (pending(process.stdout) || pending(process.stderr)) await new Promise((resolve) => setTimeout(resolve, 10));
+  process.exit(code);
+})();
