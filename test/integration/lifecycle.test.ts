@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createServer, type Socket } from 'node:net';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -58,20 +57,10 @@ describe('mintpipe start lifecycle', () => {
 
   it('runs a worker with its own /metrics that stops cleanly on SIGTERM', async () => {
     const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: 'http://127.0.0.1:9' });
-    const child = spawn(process.execPath, ['bin/mintpipe.js', 'worker', '--queues', 'export', '--metrics-port', '0'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const metricsLine = /metrics: (http:\/\/\S+)\/metrics/;
+    const { child, output, exited } = await startCli(['worker', '--queues', 'export', '--metrics-port', '0'], env, (printed) => metricsLine.test(printed.stderr));
     try {
-      const deadline = Date.now() + 60_000;
-      while (!/metrics: (http:\/\/\S+)\/metrics/.test(stderr)) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker did not come up: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const url = /metrics: (http:\/\/\S+)\/metrics/.exec(stderr)![1];
+      const url = metricsLine.exec(output().stderr)![1];
       const metrics = await (await fetch(`${url}/metrics`)).text();
       expect(metrics).toContain('mintpipe_api_request_duration_seconds');
       expect(metrics).not.toContain('mint_test_secret');
@@ -98,25 +87,14 @@ describe('mintpipe start lifecycle', () => {
     const port = (silent.address() as { port: number }).port;
     const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: `http://127.0.0.1:${port}`, MINTPIPE_SHUTDOWN_GRACE: '1s' });
     const queue = new Queue('export', { connection: redis, prefix: queueKeyPrefix(env.MINTPIPE_QUEUE_PREFIX!) });
-    const child = spawn(process.execPath, ['bin/mintpipe.js', 'worker', '--queues', 'export'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { child, output, exited } = await startCli(['worker', '--queues', 'export'], env, (printed) => printed.stderr.includes('mintpipe worker: export'));
     try {
-      const deadline = Date.now() + 60_000;
-      while (!stderr.includes('mintpipe worker: export')) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`worker did not come up: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
       const [enqueued] = await enqueueWindows(queue, [{ dataset: 'visitors', projectId: 'stuck-docs', dateFrom: '2026-10-01', dateTo: '2026-10-02', kind: 'manual' }]);
       while (sockets.length === 0) await new Promise((r) => setTimeout(r, 50));
       child.kill('SIGTERM');
       // 0: its workers let go of the job (1 would mean they could not, 143 a second signal).
       expect(await exited).toBe(0);
-      expect(stderr).toContain('"event":"workers_force_close"');
+      expect(output().stderr).toContain('"event":"workers_force_close"');
       // Not failed and not lost: it waits in Redis for its lock to lapse and another worker to resume it.
       expect(['active', 'waiting']).toContain(await queue.getJobState(enqueued!.jobId));
     } finally {

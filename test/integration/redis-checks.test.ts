@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,7 +8,7 @@ import { QUEUE_NAMES } from '../../src/queue/queue-names.js';
 import { checkRedisPersistence, VolatileRedisError } from '../../src/queue/redis-persistence.js';
 import { testEnv } from '../support/export-stack.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
-import { runCli } from '../support/run-cli.js';
+import { runCli, startCli } from '../support/run-cli.js';
 import { until } from '../support/wait.js';
 
 const servers: TestRedis[] = [];
@@ -80,26 +79,20 @@ describe('the Redis a worker is given', () => {
   it('logs a lost and a regained connection once each while Redis restarts under a running worker, with no stack traces', async () => {
     const redis = await ownRedis(['--appendonly', 'yes']);
     const env = testEnv({ REDIS_URL: redis.url, LOG_LEVEL: 'info', LOG_FORMAT: 'json', MINTLIFY_API_URL: 'http://127.0.0.1:9' });
-    const child = spawn(process.execPath, ['bin/mintpipe.js', 'worker', '--queues', 'export'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { child, output, exited } = await startCli(['worker', '--queues', 'export'], env, (printed) => printed.stderr.includes('"event":"workers_started"'));
     try {
-      await until('the worker to start', async () => (stderr.includes('"event":"workers_started"') ? true : undefined));
       await redis.kill();
-      await until('the loss to be logged', async () => (stderr.includes('redis_connection_lost') ? true : undefined));
+      await until('the loss to be logged', async () => (output().stderr.includes('redis_connection_lost') ? true : undefined));
       // Several reconnect attempts fail meanwhile (they back off from 100 ms).
       await new Promise((r) => setTimeout(r, 1500));
       await redis.restart();
-      await until('the reconnect to be logged', async () => (stderr.includes('redis_connection_restored') ? true : undefined));
+      await until('the reconnect to be logged', async () => (output().stderr.includes('redis_connection_restored') ? true : undefined));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
+    const { stderr } = output();
     const lines = stderr.split('\n').filter(Boolean);
     expect(lines.filter((l) => l.includes('"event":"redis_connection_lost"'))).toHaveLength(1);
     expect(lines.filter((l) => l.includes('"event":"redis_connection_restored"'))).toHaveLength(1);

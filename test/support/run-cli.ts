@@ -43,15 +43,22 @@ export interface RunningCli {
 }
 
 /**
- * Starts a long-running `mintpipe …` (start, worker, dashboard) and resolves once its stdout shows
- * `ready` (by default the line start prints when it is up); rejects when it exits first or takes
- * longer than `timeoutMs`. The caller stops it (and kills it in a finally).
+ * Starts a long-running `mintpipe …` (start, worker, dashboard) and resolves once it is up: its
+ * stdout shows `ready` (by default the line start prints), or `ready(printed)` holds for what it
+ * printed so far (a worker says so on stderr). Rejects when it exits first or takes longer than
+ * `timeoutMs`. The caller stops it (and kills it in a finally).
  */
-export async function startCli(args: string[], env: Record<string, string | undefined>, ready = 'running (Ctrl-C to stop)', timeoutMs = 60_000): Promise<RunningCli> {
+export async function startCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  ready: string | ((printed: { stdout: string; stderr: string }) => boolean) = 'running (Ctrl-C to stop)',
+  timeoutMs = 60_000,
+): Promise<RunningCli> {
+  const isUp = typeof ready === 'string' ? (printed: { stdout: string }) => printed.stdout.includes(ready) : ready;
   const { child, printed } = spawnCli(args, env);
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const deadline = Date.now() + timeoutMs;
-  while (!printed.stdout.includes(ready)) {
+  while (!isUp(printed)) {
     if (Date.now() > deadline || child.exitCode !== null) {
       if (child.exitCode === null) child.kill('SIGKILL');
       throw new Error(`mintpipe ${args.join(' ')} did not come up: ${printed.stdout}\n${printed.stderr}`);
