@@ -20,8 +20,13 @@ process.on('message', (message) => {
   }
   const runsByJob = new Map<string, number>();
   for (const run of [...emulator.creates, ...emulator.messages]) runsByJob.set(`${run.projectId}\u0000${run.jobId}`, (runsByJob.get(`${run.projectId}\u0000${run.jobId}`) ?? 0) + 1);
-  let longest = { agentMs: 0, runs: 0 };
-  for (const [key, agentMs] of agentMsByJob) if (agentMs > longest.agentMs) longest = { agentMs, runs: runsByJob.get(key)! };
+  let longest = { agentMs: 0, runs: 0, key: '' };
+  for (const [key, agentMs] of agentMsByJob) if (agentMs > longest.agentMs) longest = { agentMs, runs: runsByJob.get(key)!, key };
+  // The longest job's runs in order: when each was received and when it ended (the emulator's clock).
+  const longestRuns = [...emulator.creates, ...emulator.messages]
+    .filter((run) => `${run.projectId}\u0000${run.jobId}` === longest.key)
+    .sort((a, b) => a.receivedAt - b.receivedAt)
+    .map((run) => ({ receivedAt: run.receivedAt, endedAt: run.receivedAt + run.runMs }));
   process.send?.({
     messageRequests: emulator.counters.messageRequests,
     createRequests: emulator.counters.createRequests,
@@ -32,5 +37,6 @@ process.on('message', (message) => {
     sentWhileActive: emulator.messages.filter((m) => m.statusBefore === 'active').length,
     longestChainAgentMs: longest.agentMs,
     longestChainRuns: longest.runs,
+    longestChainRunTimes: longestRuns,
   });
 });

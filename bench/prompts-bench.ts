@@ -75,12 +75,14 @@ async function runCase(redisUrl: string, agentTimeMs: number, jitter: number, be
     const roundTripMs = await measureRoundTrip(runtime);
     const before = await emulator.stats();
     const started = performance.now();
+    const startedAt = Date.now();
     const batch = await submitBatch({ redis: runtime.redis, queue: runtime.queue(QUEUE_NAMES.prompts), prefix: config.queuePrefix }, benchCase.inputs, {
       force: true,
       allowCreate: benchCase.allowCreate,
     });
     await waitForBatch(runtime.redis, config.queuePrefix, batch.batchId, { intervalMs: 20 });
     const makespanMs = performance.now() - started;
+    const endedAt = startedAt + makespanMs;
     const status = await batchStatus(runtime.redis, config.queuePrefix, batch.batchId, { prompts: true });
     const n = benchCase.inputs.length;
     const polls = (status.prompts ?? []).reduce((sum, p) => sum + p.polls, 0);
@@ -92,6 +94,7 @@ async function runCase(redisUrl: string, agentTimeMs: number, jitter: number, be
     return [
       `  ${benchCase.name}:`,
       `    makespan                 ${(makespanMs / 1000).toFixed(2)} s   ideal ${(idealMs / 1000).toFixed(2)} s (longest job: ${seen.longestChainRuns} runs of ${(seen.longestChainAgentMs / 1000).toFixed(2)} s + a ${roundTripMs.toFixed(1)} ms round trip each)   → ${(makespanMs / idealMs).toFixed(2)}× the ideal`,
+      `    longest job's waits      ${longestJobWaits(startedAt, endedAt, seen.longestChainRunTimes)}`,
       `    polls per prompt         ${(polls / n).toFixed(2)}`,
       `    API calls per prompt     ${(calls / n).toFixed(2)}   (${seen.createRequests} creates, ${seen.messageRequests} messages, ${seen.jobRequests - before.jobRequests} job reads)`,
       `    outcomes                 ${counts}${status.held ? ` (${status.held} held)` : ''}; POSTs processed ${seen.creates + seen.messages}, duplicates ${seen.duplicates}, sent to an active job ${seen.sentWhileActive}`,
@@ -100,6 +103,20 @@ async function runCase(redisUrl: string, agentTimeMs: number, jitter: number, be
     await runtime.close();
     emulator.stop();
   }
+}
+
+/**
+ * Where the longest job lost time against the ideal: from the batch's start to its first send,
+ * from each run's end to the next send, and from its last run's end to the batch's end (the same
+ * machine's clock on both sides).
+ */
+function longestJobWaits(startedAt: number, endedAt: number, runs: readonly { receivedAt: number; endedAt: number }[]): string {
+  if (runs.length === 0) return 'no runs';
+  const gaps = runs.slice(1).map((run, i) => run.receivedAt - runs[i]!.endedAt);
+  const first = runs[0]!.receivedAt - startedAt;
+  const last = endedAt - runs[runs.length - 1]!.endedAt;
+  const total = first + gaps.reduce((a, b) => a + b, 0) + last;
+  return `${total.toFixed(0)} ms: first send +${first.toFixed(0)}, run end → next send ${gaps.map((g) => `+${g.toFixed(0)}`).join(' ')}, last end → batch done +${last.toFixed(0)}`;
 }
 
 /** Median time of one GET of an agent job through the client, as the workers make them. */

@@ -12,6 +12,8 @@ export interface EmulatorStats {
   /** The agent job whose runs took longest in all: its run times summed, and how many runs. */
   longestChainAgentMs: number;
   longestChainRuns: number;
+  /** The longest job's runs in order: received and ended, epoch ms of the emulator's clock. */
+  longestChainRunTimes: { receivedAt: number; endedAt: number }[];
 }
 
 export async function spawnEmulator(
