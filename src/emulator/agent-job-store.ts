@@ -2,8 +2,10 @@
  * The live state of every agent job the emulator has touched. Seeded jobs materialize on first
  * use; `createJob` adds new ones (`agent-1`, `agent-2`, …). A create or a message starts a run:
  * the job is `active` for the run's time (`agentTimeMs`, spread by `agentTimeJitter`), then
- * `completed` or `failed` (see `runOutcome`). Transitions are evaluated lazily on each read, so thousands of
- * running jobs hold no timers and a closed emulator leaves none behind.
+ * `completed` or `failed` (see `runOutcome`). With a pickup delay a message is processed
+ * asynchronously, as the spec allows: for that long the job (and the POST's own answer) still
+ * show its previous state, then the run starts. Transitions are evaluated lazily on each read, so
+ * thousands of running jobs hold no timers and a closed emulator leaves none behind.
  */
 import { runOutcome, runTimeMs, seededJob, type AgentJob, type AgentJobStatus } from './agent-job.js';
 
@@ -16,6 +18,8 @@ interface JobState {
   runs: number;
   /** When the current run ends; null when no run is in progress. */
   settlesAtMs: number | null;
+  /** When a message taken but not yet picked up starts its run (`settlesAtMs` is then its end); null when none waits. */
+  startsAtMs: number | null;
 }
 
 export class AgentJobStore {
@@ -29,6 +33,8 @@ export class AgentJobStore {
     private readonly now: () => number,
     /** Spread of run times around agentTimeMs (0–1). @default 0 */
     private readonly agentTimeJitter = 0,
+    /** How long after a message its run starts (the job shows its previous state until then). @default 0 */
+    private readonly pickupDelayMs = 0,
   ) {}
 
   /** The job as the API would return it now, or undefined when it does not exist. */
@@ -41,8 +47,9 @@ export class AgentJobStore {
   startRun(projectId: string, jobId: string): { statusBefore: AgentJobStatus; job: AgentJob; runMs: number } {
     const state = this.state(projectId, jobId);
     if (!state) throw new Error(`unknown agent job ${projectId}/${jobId}`);
-    const statusBefore = state.job.status;
-    const runMs = this.activate(projectId, state);
+    // A message still waiting for pickup is as good as a run in progress.
+    const statusBefore = state.startsAtMs === null ? state.job.status : 'active';
+    const runMs = this.activate(projectId, state, true, this.pickupDelayMs);
     return { statusBefore, job: snapshot(state.job), runMs };
   }
 
@@ -68,7 +75,10 @@ export class AgentJobStore {
       else (state.job as unknown as Record<string, unknown>)[field] = value;
     }
     if (patch.status === 'active') this.activate(projectId, state, false);
-    else if (patch.status !== undefined) state.settlesAtMs = null;
+    else if (patch.status !== undefined) {
+      state.settlesAtMs = null;
+      state.startsAtMs = null;
+    }
     return snapshot(state.job);
   }
 
@@ -79,17 +89,20 @@ export class AgentJobStore {
     state.job.status = 'archived';
     state.job.archivedAt = new Date(this.now()).toISOString();
     state.settlesAtMs = null;
+    state.startsAtMs = null;
     return snapshot(state.job);
   }
 
-  /** Starts the job's next run; returns how long it lasts. */
-  private activate(projectId: string, state: JobState, clearLink = true): number {
+  /** Starts the job's next run, `pickupMs` from now; returns how long it lasts. */
+  private activate(projectId: string, state: JobState, clearLink = true, pickupMs = 0): number {
     state.runs++;
+    const runMs = runTimeMs(this.seed, projectId, state.job.id, state.runs, this.agentTimeMs, this.agentTimeJitter);
+    state.settlesAtMs = this.now() + pickupMs + runMs;
+    state.startsAtMs = pickupMs > 0 ? this.now() + pickupMs : null;
+    if (pickupMs > 0) return runMs;
     state.job.status = 'active';
     // A link left from an earlier run would look like this run's result.
     if (clearLink) state.job.prLink = null;
-    const runMs = runTimeMs(this.seed, projectId, state.job.id, state.runs, this.agentTimeMs, this.agentTimeJitter);
-    state.settlesAtMs = this.now() + runMs;
     return runMs;
   }
 
@@ -99,7 +112,7 @@ export class AgentJobStore {
     if (!state) {
       const job = seededJob(this.seed, projectId, jobId, this.jobsPerProject);
       if (!job) return undefined;
-      state = { job, runs: 0, settlesAtMs: null };
+      state = { job, runs: 0, settlesAtMs: null, startsAtMs: null };
       this.states.set(id, state);
     }
     this.settle(projectId, state);
@@ -108,12 +121,17 @@ export class AgentJobStore {
 
   private create(projectId: string, jobId: string): JobState {
     const job: AgentJob = { id: jobId, status: 'completed', prLink: null, createdAt: new Date(this.now()).toISOString() };
-    const state: JobState = { job, runs: 0, settlesAtMs: null };
+    const state: JobState = { job, runs: 0, settlesAtMs: null, startsAtMs: null };
     this.states.set(stateId(projectId, jobId), state);
     return state;
   }
 
   private settle(projectId: string, state: JobState): void {
+    if (state.startsAtMs !== null && this.now() >= state.startsAtMs) {
+      state.startsAtMs = null;
+      state.job.status = 'active';
+      state.job.prLink = null;
+    }
     if (state.settlesAtMs === null || this.now() < state.settlesAtMs) return;
     const outcome = runOutcome(this.seed, projectId, state.job, state.runs);
     state.job.status = outcome.status;

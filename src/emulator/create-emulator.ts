@@ -61,7 +61,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     messages: [],
     creates: [],
     windows: new WindowStore(resolved.seed, resolved.windowCacheSize, resolved.windowCacheRows),
-    jobs: new AgentJobStore(resolved.seed, resolved.jobsPerProject, resolved.agentTimeMs, resolved.now, resolved.agentTimeJitter),
+    jobs: new AgentJobStore(resolved.seed, resolved.jobsPerProject, resolved.agentTimeMs, resolved.now, resolved.agentTimeJitter, resolved.pickupDelayMs),
     script: new FaultScript(),
     randomFaults: new RandomFaults(resolved.faults, createRandom(hashNumbers(resolved.seed, FAULT_SALT))),
     analyticsLimiter: resolved.analyticsRate && new FixedWindowLimiter(resolved.analyticsRate, resolved.now),

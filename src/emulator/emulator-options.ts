@@ -35,6 +35,11 @@ export interface EmulatorOptions extends AnalyticsKnobs {
    */
   agentTimeJitter?: number;
   /**
+   * A message is processed asynchronously (as the spec allows): its run starts this long after
+   * the POST, and until then the job, and the POST's own answer, show its previous state. @default 0
+   */
+  pickupDelayMs?: number;
+  /**
    * Whether creates spend the project's message budget (`shared`, the safe reading of the spec)
    * or a budget of their own of the same size (`separate`). @default 'shared'
    */
@@ -65,6 +70,7 @@ export interface ResolvedEmulatorOptions extends ResolvedAnalyticsKnobs {
   jobsPerProject: number;
   agentTimeMs: number;
   agentTimeJitter: number;
+  pickupDelayMs: number;
   createBudget: 'shared' | 'separate';
   analyticsRate: RateLimit | null;
   messageRate: RateLimit | null;
@@ -87,6 +93,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions = {}): ResolvedE
     jobsPerProject: integer('jobsPerProject', options.jobsPerProject ?? 500, 0, 1e9),
     agentTimeMs: nonNegative('agentTimeMs', options.agentTimeMs ?? 1000),
     agentTimeJitter: share('agentTimeJitter', options.agentTimeJitter ?? 0),
+    pickupDelayMs: nonNegative('pickupDelayMs', options.pickupDelayMs ?? 0),
     createBudget: oneOf('createBudget', options.createBudget ?? 'shared', ['shared', 'separate'] as const),
     analyticsRate: rate('analyticsRate', options.analyticsRate ?? null),
     messageRate: rate('messageRate', options.messageRate ?? null),

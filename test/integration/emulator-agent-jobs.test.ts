@@ -201,3 +201,31 @@ describe('emulator agent jobs: control', () => {
     expect(emulator.control.getJob('ctl', jobId)!.status).toBe('failed');
   });
 });
+
+describe('emulator agent jobs: a message processed asynchronously (pickupDelayMs)', () => {
+  it('shows the previous state in the answer and on reads until the pickup, then runs for the agent time', async () => {
+    let clock = Date.UTC(2026, 0, 11, 12);
+    const late = await startEmulator({ port: 0, agentTimeMs: 1000, pickupDelayMs: 300, now: () => clock });
+    try {
+      const jobId = firstJob('pickup', false);
+      const post = await fetch(`${late.url}/v2/agent/pickup/job/${jobId}/message`, {
+        method: 'POST',
+        headers: { ...KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'later' }),
+      });
+      expect(post.status).toBe(200);
+      expect(((await post.json()) as AgentJob).status).toBe('completed');
+      const read = async () => ((await (await fetch(`${late.url}/v2/agent/pickup/job/${jobId}`, { headers: KEY })).json()) as AgentJob).status;
+      clock += 299;
+      expect(await read()).toBe('completed');
+      clock += 1;
+      expect(await read()).toBe('active');
+      clock += 999;
+      expect(await read()).toBe('active');
+      clock += 1;
+      expect(['completed', 'failed']).toContain(await read());
+    } finally {
+      await late.close();
+    }
+  });
+});
