@@ -93,6 +93,11 @@ export interface MintpipeConfig {
     pollInitialMs: number;
     /** Poll delay ceiling (the delay doubles up to it). @default 60000 */
     pollMaxMs: number;
+    /**
+     * Without a sign that the agent job picked a message up (seen active, a new status or PR
+     * link), how long after the send its unchanged outcome may be taken as the prompt's. @default 10000
+     */
+    pollSettleMs: number;
     /** Time after the send at which a still-active agent job ends the prompt as timed_out. @default 7200000 */
     deadlineMs: number;
     /** Largest accepted prompt, in bytes of UTF-8. @default 32768 */
@@ -303,6 +308,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       // clock: no Node timer holds them, so they may exceed one.
       pollInitialMs,
       pollMaxMs,
+      pollSettleMs: duration(env, 'MINTPIPE_POLL_SETTLE', 10_000),
       deadlineMs: duration(env, 'MINTPIPE_PROMPT_DEADLINE', 7_200_000),
       maxPromptBytes: integer(env, 'MINTPIPE_PROMPT_MAX_BYTES', 32_768, 1, 10_000_000),
       // A Redis expiry, not a timer: 30d and more are fine.

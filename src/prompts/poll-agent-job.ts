@@ -8,24 +8,31 @@
  * this run's outcome only with evidence that the job moved after the send: it was seen `active`
  * (the POST's own answer counts), or its status or PR link differs from the snapshot taken just
  * before the send. Without such evidence the same status must be seen on `unchangedPollsToSettle`
- * polls, spread over the growing interval: a run quicker than our polls leaves no `active` to see.
+ * polls and `settleMs` after the send: a run quicker than our polls leaves no `active` to see, and
+ * a server slow to pick the message up shows the old outcome however often we look.
  *
  * A failed GET is just a later poll (the client already retried it briefly).
  */
 import { AuthError, isTerminalStatus, RateLimitedError, type AgentJob } from '../api/index.js';
-import { GET_RETRY } from './prompt-context.js';
+import { GET_RETRY, type PromptTiming } from './prompt-context.js';
 import type { PromptRecord } from './prompt-record.js';
 import { errorText, formatDuration } from './describe.js';
 import { wait, type StepOutcome } from './step-outcome.js';
 import type { StepScope } from './step-scope.js';
 
 /** Whether a terminal observation is this run's outcome rather than the previous one. */
-export function isOutcomeOfThisSend(record: PromptRecord, job: AgentJob, observedActive: boolean, unchangedPolls: number, pollsToSettle: number): boolean {
+export function isOutcomeOfThisSend(
+  record: PromptRecord,
+  job: AgentJob,
+  observedActive: boolean,
+  unchanged: { polls: number; sinceSendMs: number },
+  timing: Pick<PromptTiming, 'unchangedPollsToSettle' | 'settleMs'>,
+): boolean {
   if (observedActive) return true;
   const before = record.before;
   if (!before) return true;
   if (job.status !== before.status || job.prLink !== before.prLink) return true;
-  return unchangedPolls >= pollsToSettle;
+  return unchanged.polls >= timing.unchangedPollsToSettle && unchanged.sinceSendMs >= timing.settleMs;
 }
 
 export async function pollStep(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
@@ -47,9 +54,9 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
 
   if (job) {
     const observedActive = record.observedActive || job.status === 'active';
-    // Without evidence of a change, every poll so far showed the old outcome (or failed): their
-    // number, spread over the doubling interval, is the time the server had to start the run.
-    if (isTerminalStatus(job.status) && isOutcomeOfThisSend(record, job, observedActive, polls, ctx.timing.unchangedPollsToSettle)) {
+    // Without evidence of a change, every poll so far showed the old outcome (or failed): only
+    // enough of them, and enough time since the send, say the server did not just start late.
+    if (isTerminalStatus(job.status) && isOutcomeOfThisSend(record, job, observedActive, { polls, sinceSendMs: now - sentAtMs }, ctx.timing)) {
       // With the run seen active, it ended between the last look and this one: a run time to learn.
       // A look that came later than planned (a busy queue) says nothing about the run after the
       // planned time: taking that as the end keeps a busy queue from teaching ever later polls.

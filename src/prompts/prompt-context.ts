@@ -43,12 +43,13 @@ export interface PromptContext {
 
 export function createPromptContext(deps: PromptDeps): PromptContext {
   const store = new PromptStore(deps.redis, deps.config.queuePrefix, deps.config.prompts.retentionMs);
-  const { pollInitialMs, pollMaxMs, deadlineMs, createBudget } = deps.config.prompts;
+  const { pollInitialMs, pollMaxMs, pollSettleMs, deadlineMs, createBudget } = deps.config.prompts;
   const timing: PromptTiming = {
     pollInitialMs,
     pollMaxMs,
     deadlineMs,
     unchangedPollsToSettle: 3,
+    settleMs: pollSettleMs,
     maxConsecutiveFailures: 10,
     sendGuardMs: deps.config.api.timeoutMs + 5000,
   };

@@ -13,6 +13,11 @@ export interface PromptTiming {
    * asynchronously: right after the POST the job may still show its previous outcome. @default 3
    */
   unchangedPollsToSettle: number;
+  /**
+   * And at least this long after the send: however quickly the polls come, a job that shows its
+   * previous outcome may simply not have picked the message up yet. @default 10000
+   */
+  settleMs: number;
   /** Failed checks or unconnected sends in a row after which a prompt is rejected unsent. @default 10 */
   maxConsecutiveFailures: number;
   /** Longer than any send can take (the API timeout and a margin): a job guarding a send in progress waits this long. */

@@ -23,6 +23,7 @@ beforeAll(async () => {
     MINTPIPE_DATA_DIR: join(dir, 'data'),
     MINTPIPE_MESSAGE_RATE: 'off',
     MINTPIPE_POLL_INITIAL: '30ms',
+    MINTPIPE_POLL_SETTLE: '200ms',
     MINTPIPE_POLL_MAX: '200ms',
     LOG_LEVEL: 'warn',
   };

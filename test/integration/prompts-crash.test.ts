@@ -53,6 +53,7 @@ describe('a prompt worker killed mid-batch', () => {
       MINTPIPE_DATA_DIR: dataDir,
       MINTPIPE_MESSAGE_RATE: 'off',
       MINTPIPE_POLL_INITIAL: '50ms',
+      MINTPIPE_POLL_SETTLE: '300ms',
       MINTPIPE_POLL_MAX: '200ms',
       MINTPIPE_PROMPT_CONCURRENCY: '8',
       MINTPIPE_LOCK_DURATION: '1s',

@@ -41,8 +41,11 @@ describe('durations that no timer holds', () => {
       MINTPIPE_PROMPT_DEADLINE: '60d',
       MINTPIPE_POLL_INITIAL: '26d',
       MINTPIPE_POLL_MAX: '30d',
+      MINTPIPE_POLL_SETTLE: '30d',
       MINTPIPE_MESSAGE_RATE: '1000/30d',
     });
+    expect(config.prompts.pollSettleMs).toBe(30 * 86_400_000);
+    expect(loadConfig({}).prompts.pollSettleMs).toBe(10_000);
     expect(config.prompts.retentionMs).toBe(400 * 86_400_000);
     expect(config.prompts.deadlineMs).toBe(60 * 86_400_000);
     expect(config.prompts.pollMaxMs).toBe(30 * 86_400_000);
@@ -54,5 +57,6 @@ describe('durations that no timer holds', () => {
     expect(parseDurationMs(`${'9'.repeat(20)}d`)).toBeUndefined();
     expect(parseDurationMs('0.4ms')).toBeUndefined();
     expect(refusal({ MINTPIPE_PROMPT_RETENTION: `${'9'.repeat(20)}d` }).key).toBe('MINTPIPE_PROMPT_RETENTION');
+    expect(refusal({ MINTPIPE_POLL_SETTLE: 'soon' }).message).toMatch(/^MINTPIPE_POLL_SETTLE: /);
   });
 });

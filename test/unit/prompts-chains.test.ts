@@ -136,7 +136,7 @@ describe('ids of rows with creates and chains', () => {
 });
 
 describe('the poll pace', () => {
-  const timing = { pollInitialMs: 500, pollMaxMs: 5000, deadlineMs: 60_000, unchangedPollsToSettle: 3, maxConsecutiveFailures: 10, sendGuardMs: 35_000 };
+  const timing = { pollInitialMs: 500, pollMaxMs: 5000, deadlineMs: 60_000, unchangedPollsToSettle: 3, settleMs: 10_000, maxConsecutiveFailures: 10, sendGuardMs: 35_000 };
   const prompt = { projectId: 'p', kind: 'message' };
 
   it('until it has seen a few runs end, polls first after pollInitialMs, then half the time since the send later, within pollInitialMs / 2 and pollMaxMs', () => {
