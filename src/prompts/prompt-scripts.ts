@@ -77,13 +77,21 @@ end
 return 1
 `);
 
-/** Records that the warehouse has `version`. KEYS: prompt. ARGV: version. */
+/**
+ * Records that the warehouse has these versions (one call for a whole group-committed insert).
+ * KEYS: prompts. ARGV: their versions, in the same order. Returns how many prompts exist.
+ */
 export const MARK_SYNCED = new LuaScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if tonumber(redis.call('HGET', KEYS[1], 'synced') or '0') < tonumber(ARGV[1]) then
-  redis.call('HSET', KEYS[1], 'synced', ARGV[1])
+local found = 0
+for i = 1, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    found = found + 1
+    if tonumber(redis.call('HGET', KEYS[i], 'synced') or '0') < tonumber(ARGV[i]) then
+      redis.call('HSET', KEYS[i], 'synced', ARGV[i])
+    end
+  end
 end
-return 1
+return found
 `);
 
 /**

@@ -14,6 +14,8 @@ import { PROMPT_STATUSES, type PromptStatus } from './prompt-status.js';
 
 /** Redis retention of a finished batch. */
 export const DEFAULT_PROMPT_RETENTION_MS = 30 * 86_400_000;
+/** Prompts marked synced per script call. */
+const MARK_SYNCED_CHUNK = 500;
 
 /** A field change: a value to set, or null to remove the field. */
 export type FieldChanges = Partial<Record<RecordField, string | number | boolean | null>>;
@@ -205,14 +207,14 @@ export class PromptStore {
     return Number(reply) === 1;
   }
 
-  async markSynced(promptId: string, version: number): Promise<void> {
-    await MARK_SYNCED.run(this.redis, [this.keys.prompt(promptId)], [version]);
-  }
-
+  /** One script call per 500 prompts (all keys share the hash tag): a group commit's marks in one round trip. */
   async markSyncedMany(versions: ReadonlyArray<{ promptId: string; version: number }>): Promise<void> {
     if (versions.length === 0) return;
     await this.runScripted(MARK_SYNCED, (pipeline) => {
-      for (const v of versions) pipeline.evalsha(MARK_SYNCED.sha, 1, this.keys.prompt(v.promptId), v.version);
+      for (let start = 0; start < versions.length; start += MARK_SYNCED_CHUNK) {
+        const chunk = versions.slice(start, start + MARK_SYNCED_CHUNK);
+        pipeline.evalsha(MARK_SYNCED.sha, chunk.length, ...chunk.map((v) => this.keys.prompt(v.promptId)), ...chunk.map((v) => v.version));
+      }
     });
   }
 
