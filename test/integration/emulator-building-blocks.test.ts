@@ -107,8 +107,10 @@ describe('mintpipe emulator command', () => {
       analyticsRate: '100/1h',
       messageRate: '20/5s',
       agentTime: '2s',
+      pickupDelay: '1500ms',
     });
     expect(options).toMatchObject({
+      pickupDelayMs: 1500,
       port: 4010,
       latencyMs: 250,
       analyticsRate: { limit: 100, windowMs: 3_600_000 },
@@ -123,6 +125,7 @@ describe('mintpipe emulator command', () => {
 
   it('turns the analytics knob flags into emulator options, all off by default', () => {
     expect(emulatorOptionsFromFlags(defaults)).toMatchObject({
+      pickupDelayMs: 0,
       shuffle: false,
       approximateCounts: 0,
       extraFields: false,
@@ -156,6 +159,7 @@ describe('mintpipe emulator command', () => {
     ['analyticsRate', '100', '--analytics-rate'],
     ['messageRate', '0/1h', '--message-rate'],
     ['agentTime', '-1s', '--agent-time'],
+    ['pickupDelay', 'later', '--pickup-delay'],
     ['jobsPerProject', '0', '--jobs-per-project'],
   ] as const)('refuses %s=%j with a one-line usage error naming %s', (field, value, flag) => {
     let error: unknown;

@@ -18,6 +18,8 @@ export interface EmulatorFlags {
   analyticsRate: string;
   messageRate: string;
   agentTime: string;
+  /** Absent = 0 (a message's run starts at once). */
+  pickupDelay?: string;
   jobsPerProject: string;
   /** The analytics knobs; absent = off. */
   shuffle?: boolean;
@@ -43,6 +45,7 @@ export function register(program: Command): void {
     .option('--analytics-rate <N/DUR|off>', 'organization analytics budget, e.g. 100/1h (production)', 'off')
     .option('--message-rate <N/DUR|off>', 'message budget per project, e.g. 100/1h', 'off')
     .option('--agent-time <duration>', 'how long an agent job stays active after a message', '1s')
+    .option('--pickup-delay <duration>', "how long after a message its run starts (until then the job shows its previous state: processed asynchronously)", '0')
     .option('--jobs-per-project <n>', 'seeded agent jobs job-1 … job-N in every project', '500')
     .option('--shuffle', 'analytics rows in a seeded order per window (searches: ties only)')
     .option('--approximate-counts <0..1>', 'share of count rows served approximate (total out of bounds, or 12.5)', '0')
@@ -72,6 +75,7 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): StartEmulatorOpt
     analyticsRate: rate('--analytics-rate', flags.analyticsRate),
     messageRate: rate('--message-rate', flags.messageRate),
     agentTimeMs: durationOrZero('--agent-time', flags.agentTime),
+    pickupDelayMs: durationOrZero('--pickup-delay', flags.pickupDelay ?? '0'),
     jobsPerProject: integerIn('--jobs-per-project', flags.jobsPerProject, 1, 1_000_000),
     shuffle: flags.shuffle ?? false,
     approximateCounts: numberIn('--approximate-counts', flags.approximateCounts ?? '0', 0, 1),
@@ -97,7 +101,8 @@ async function runUntilSignal(options: StartEmulatorOptions & { port: number; ho
   const out = process.stdout;
   out.write(
     `mintpipe emulator listening on ${emulator.url} (seed ${options.seed}, analytics rate ${formatRate(options.analyticsRate ?? null)}, ` +
-      `message rate ${formatRate(options.messageRate ?? null)}, latency ${options.latencyMs}ms, agent time ${options.agentTimeMs}ms)\n`,
+      `message rate ${formatRate(options.messageRate ?? null)}, latency ${options.latencyMs}ms, agent time ${options.agentTimeMs}ms` +
+      `${options.pickupDelayMs ? `, pickup delay ${options.pickupDelayMs}ms` : ''})\n`,
   );
   out.write(
     `try: curl -H "Authorization: Bearer mint_demo" "${emulator.url}/v1/analytics/demo/visitors?dateFrom=2026-01-01&dateTo=2026-01-08&limit=5"\n` +
