@@ -259,6 +259,10 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
   const pollInitialMs = duration(env, 'MINTPIPE_POLL_INITIAL', 2000);
   const pollMaxMs = duration(env, 'MINTPIPE_POLL_MAX', 60_000);
   if (pollMaxMs < pollInitialMs) throw new ConfigError('MINTPIPE_POLL_MAX', 'must not be less than MINTPIPE_POLL_INITIAL');
+  const deadlineMs = duration(env, 'MINTPIPE_PROMPT_DEADLINE', 7_200_000);
+  const pollSettleMs = duration(env, 'MINTPIPE_POLL_SETTLE', 10_000);
+  // Past the deadline a prompt ends timed_out: a settle time as long would never settle anything.
+  if (pollSettleMs >= deadlineMs) throw new ConfigError('MINTPIPE_POLL_SETTLE', 'must be less than MINTPIPE_PROMPT_DEADLINE');
   const timezone = checkTimeZone(text(env, 'MINTPIPE_SCHEDULE_TZ', 'UTC'));
 
   return {
@@ -308,8 +312,8 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       // clock: no Node timer holds them, so they may exceed one.
       pollInitialMs,
       pollMaxMs,
-      pollSettleMs: duration(env, 'MINTPIPE_POLL_SETTLE', 10_000),
-      deadlineMs: duration(env, 'MINTPIPE_PROMPT_DEADLINE', 7_200_000),
+      pollSettleMs,
+      deadlineMs,
       maxPromptBytes: integer(env, 'MINTPIPE_PROMPT_MAX_BYTES', 32_768, 1, 10_000_000),
       // A Redis expiry, not a timer: 30d and more are fine.
       retentionMs: duration(env, 'MINTPIPE_PROMPT_RETENTION', 30 * 86_400_000),

@@ -58,5 +58,8 @@ describe('durations that no timer holds', () => {
     expect(parseDurationMs('0.4ms')).toBeUndefined();
     expect(refusal({ MINTPIPE_PROMPT_RETENTION: `${'9'.repeat(20)}d` }).key).toBe('MINTPIPE_PROMPT_RETENTION');
     expect(refusal({ MINTPIPE_POLL_SETTLE: 'soon' }).message).toMatch(/^MINTPIPE_POLL_SETTLE: /);
+    // Settling must be possible before the deadline ends the prompt.
+    expect(refusal({ MINTPIPE_POLL_SETTLE: '2h' }).message).toBe('MINTPIPE_POLL_SETTLE: must be less than MINTPIPE_PROMPT_DEADLINE');
+    expect(loadConfig({ MINTPIPE_POLL_SETTLE: '2h', MINTPIPE_PROMPT_DEADLINE: '3h' }).prompts.pollSettleMs).toBe(7_200_000);
   });
 });
