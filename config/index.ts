@@ -95,7 +95,8 @@ export interface MintpipeConfig {
     pollMaxMs: number;
     /**
      * Without a sign that the agent job picked a message up (seen active, a new status or PR
-     * link), how long after the send its unchanged outcome may be taken as the prompt's. @default 10000
+     * link), how long after the send its unchanged outcome may be taken as the prompt's; less than
+     * the deadline. @default 10000 (or half the deadline when that is shorter)
      */
     pollSettleMs: number;
     /** Time after the send at which a still-active agent job ends the prompt as timed_out. @default 7200000 */
@@ -260,7 +261,8 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
   const pollMaxMs = duration(env, 'MINTPIPE_POLL_MAX', 60_000);
   if (pollMaxMs < pollInitialMs) throw new ConfigError('MINTPIPE_POLL_MAX', 'must not be less than MINTPIPE_POLL_INITIAL');
   const deadlineMs = duration(env, 'MINTPIPE_PROMPT_DEADLINE', 7_200_000);
-  const pollSettleMs = duration(env, 'MINTPIPE_POLL_SETTLE', 10_000);
+  // Unset: 10 s, or half the deadline when that is shorter.
+  const pollSettleMs = duration(env, 'MINTPIPE_POLL_SETTLE', Math.min(10_000, Math.max(1, Math.floor(deadlineMs / 2))));
   // Past the deadline a prompt ends timed_out: a settle time as long would never settle anything.
   if (pollSettleMs >= deadlineMs) throw new ConfigError('MINTPIPE_POLL_SETTLE', 'must be less than MINTPIPE_PROMPT_DEADLINE');
   const timezone = checkTimeZone(text(env, 'MINTPIPE_SCHEDULE_TZ', 'UTC'));

@@ -61,5 +61,7 @@ describe('durations that no timer holds', () => {
     // Settling must be possible before the deadline ends the prompt.
     expect(refusal({ MINTPIPE_POLL_SETTLE: '2h' }).message).toBe('MINTPIPE_POLL_SETTLE: must be less than MINTPIPE_PROMPT_DEADLINE');
     expect(loadConfig({ MINTPIPE_POLL_SETTLE: '2h', MINTPIPE_PROMPT_DEADLINE: '3h' }).prompts.pollSettleMs).toBe(7_200_000);
+    // Unset, it follows a short deadline.
+    expect(loadConfig({ MINTPIPE_PROMPT_DEADLINE: '5s' }).prompts.pollSettleMs).toBe(2500);
   });
 });
