@@ -34,7 +34,8 @@ COPY bin ./bin
 COPY --from=build /app/dist ./dist
 # The bundle holds code only: the dashboard page goes next to it.
 COPY src/ops/page ./dist/cli/page
-RUN mkdir -p /data && chown node:node /data
+# dist/cli/cache: compiled code the bin keeps per command (bin/compiled.js), written by the user it runs as.
+RUN mkdir -p /data dist/cli/cache && chown node:node /data dist/cli/cache
 USER node
 EXPOSE 3000
 ENTRYPOINT ["node", "bin/mintpipe.js"]

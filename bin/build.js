@@ -1,18 +1,17 @@
 #!/usr/bin/env node
 // Builds what the `mintpipe` command runs: the CLI bundled from the TypeScript sources by esbuild
-// into dist/cli/ (main.js and the chunks its lazy imports load), with the pure-JavaScript
-// packages inside. Node 20 loads ES modules one file at a time: a one-shot `export --wait` read
-// ~710 files (bullmq 172, zod 95, semver 46, ours 126…); bundled, it reads ~160 (bench:cli: one
-// page 1.39 → 1.20 s median, with the other changes of that work). Lazy imports stay lazy (each is
-// a chunk of its own), so `--help` still loads only commander's code.
+// into one CommonJS script, dist/cli/main.cjs, with the pure-JavaScript packages inside. Node 20
+// loads ES modules one file at a time (a one-shot `export --wait` read ~710 files unbundled) and
+// compiles every one of them on every start; bin/mintpipe.js runs this script from V8's cached
+// compiled code instead (dist/cli/cache). Lazy imports stay lazy, so `--help` still runs only
+// commander's code.
 //
 // Left outside the bundle: packages that find files of their own at run time (native engines,
 // worker-thread entry points, UI assets) or that only long-running commands load.
 // Also writes dist/cli/build.json: the sources that went in (bin/dist-freshness.js compares
-// their times with the build's) and which packages each output file carries (for the tests that
-// check what a command loads).
+// their times with the build's).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -46,41 +45,55 @@ const result = await build({
   absWorkingDir: root,
   entryPoints: { main: 'src/cli/main.ts' },
   outdir,
+  outExtension: { '.js': '.cjs' },
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  // One CommonJS script, not ES module chunks: Node 20 has no compile cache for ES modules, but a
+  // script's compiled code can be kept (bin/mintpipe.js). Lazy imports stay lazy: each module
+  // behind an import() runs only when that import() does (`--help` still runs only commander).
+  format: 'cjs',
+  // import() of a package left outside becomes require(): all of them are CommonJS, and a script
+  // run from cached code cannot import().
+  supported: { 'dynamic-import': false },
   platform: 'node',
   target: 'node20',
   external: EXTERNAL,
-  chunkNames: 'chunk-[hash]',
-  // CommonJS packages inside an ES module bundle still call require() for Node's own modules.
-  // __filename and __dirname too: bundled ioredis reads its version from a path beside its own file.
+  // Whitespace and comments out: half the text for V8 to read and keep (and ASCII only, so one
+  // byte a character). Names stay, so an unexpected error's stack still reads.
+  minifyWhitespace: true,
+  define: { 'import.meta.url': '__mintpipeImportMetaUrl' },
   banner: {
     js: [
-      "import { createRequire as __mintpipeRequire } from 'node:module';",
-      "import { dirname as __mintpipeDirname } from 'node:path';",
-      "import { fileURLToPath as __mintpipeFileURLToPath } from 'node:url';",
-      'const require = __mintpipeRequire(import.meta.url);',
-      'const __filename = __mintpipeFileURLToPath(import.meta.url);',
-      'const __dirname = __mintpipeDirname(__filename);',
-    ].join(' '),
+      // First, so it stays the script's directive (esbuild's own comes after the banner).
+      "'use strict';",
+      "var __mintpipeImportMetaUrl = require('node:url').pathToFileURL(__filename).href;",
+      // Counts the bundled modules a command ran (bin/compiled.js keeps the cache of the run that
+      // ran the most) and lists them for test/support/module-trace.mjs when it asks (see below).
+      'var __mintpipeTrace = (m) => { globalThis.__mintpipeModulesRun = (globalThis.__mintpipeModulesRun ?? 0) + 1; if (Array.isArray(globalThis.__mintpipeModuleTrace)) globalThis.__mintpipeModuleTrace.push(Object.keys(m)[0]); };',
+    ].join('\n'),
   },
   sourcemap: 'linked',
   metafile: true,
+  write: false,
   logLevel: 'warning',
 });
 
-/** `node_modules/@scope/name/…` or `node_modules/name/…` → the package's name. */
-function packageOf(input) {
-  const at = input.lastIndexOf('node_modules/');
-  if (at < 0) return undefined;
-  return /^(@[^/]+\/[^/]+|[^/]+)/.exec(input.slice(at + 'node_modules/'.length))?.[1];
+// Each bundled module runs through one of esbuild's two lazy wrappers the first time it is
+// needed; both report its path to the trace when one is asked for. The build fails if esbuild
+// ever writes them differently, rather than trace nothing.
+const WRAPPERS = [
+  ['function __init(){if(err)throw err[0];try{return fn&&(', 'function __init(){if(err)throw err[0];try{return fn&&(__mintpipeTrace(fn),'],
+  ['function __require(){try{return mod||(', 'function __require(){try{return mod||(__mintpipeTrace(cb),'],
+];
+for (const file of result.outputFiles) {
+  let text = file.text;
+  if (file.path.endsWith('.cjs')) {
+    for (const [from, to] of WRAPPERS) {
+      if (text.split(from).length !== 2) throw new Error(`bin/build.js: esbuild's module wrapper changed: "${from}" not found once in ${file.path}`);
+      text = text.replace(from, to);
+    }
+  }
+  writeFileSync(file.path, text);
 }
 
 const sources = Object.keys(result.metafile.inputs).filter((input) => !input.includes('node_modules/'));
-const packages = {};
-for (const [output, { inputs }] of Object.entries(result.metafile.outputs)) {
-  if (!output.endsWith('.js')) continue;
-  packages[relative(outdir, join(root, output))] = [...new Set(Object.keys(inputs).map(packageOf).filter(Boolean))].sort();
-}
-writeFileSync(join(outdir, 'build.json'), `${JSON.stringify({ sources: sources.sort(), packages }, null, 1)}\n`);
+writeFileSync(join(outdir, 'build.json'), `${JSON.stringify({ sources: sources.sort() }, null, 1)}\n`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 /** The entry point of the built CLI under `root`. */
 export function compiledEntry(root) {
-  return join(root, 'dist', 'cli', 'main.js');
+  return join(root, 'dist', 'cli', 'main.cjs');
 }
 
 /**

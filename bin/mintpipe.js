@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
+import { runCompiled } from './compiled.js';
 import { compiledEntry, staleReason } from './dist-freshness.js';
 
 // The heap grows by at most 20% over what survived the last full collection, instead of V8's
@@ -34,7 +35,7 @@ function tsxAvailable() {
 const forced = process.env.MINTPIPE_USE_DIST === '1';
 const reason = forced && existsSync(compiled) ? undefined : staleReason(root);
 if (reason === undefined || (existsSync(compiled) && (forced || !tsxAvailable()))) {
-  await import(pathToFileURL(compiled).href);
+  runCompiled(compiled, process.argv[2]);
 } else {
   if (!tsxAvailable()) {
     process.stderr.write('mintpipe: dist/ is not built and tsx is not installed: run `npm install` (or `npm run build`) in the package\n');

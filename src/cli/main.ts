@@ -49,14 +49,20 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const code = await main(process.argv);
-process.exitCode = code;
-// Exit once everything written to stdout and stderr is out, however slowly the reader takes it
-// (`query … | less`), and not before: an exit while a pipe still holds queued output cuts the
-// output. Not when the last handle closes either: the embedded engine keeps one open after it is
-// closed. A reader that went away (EPIPE) leaves the stream destroyed: nothing more to wait for.
-const pending = (stream: NodeJS.WriteStream) => !stream.destroyed && stream.writableLength > 0;
-void (async () => {
+/**
+ * Runs the command in this process's arguments and exits with its code once everything written to
+ * stdout and stderr is out, however slowly the reader takes it (`query … | less`), and not before:
+ * an exit while a pipe still holds queued output cuts the output. Not when the last handle closes
+ * either: the embedded engine keeps one open after it is closed. A reader that went away (EPIPE)
+ * leaves the stream destroyed: nothing more to wait for. (A function, not top-level await: the
+ * bundle bin/build.js makes is a CommonJS script, which V8 can cache compiled.)
+ */
+async function run(): Promise<void> {
+  const code = await main(process.argv);
+  process.exitCode = code;
+  const pending = (stream: NodeJS.WriteStream) => !stream.destroyed && stream.writableLength > 0;
   while (pending(process.stdout) || pending(process.stderr)) await new Promise((resolve) => setTimeout(resolve, 10));
   process.exit(code);
-})();
+}
+
+void run();

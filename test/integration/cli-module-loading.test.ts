@@ -2,11 +2,11 @@
  * Each command loads only what it uses (issue 11): help and usage errors load commander and no
  * other package; `query` through a running installation loads neither BullMQ nor the embedded
  * engine. Judged on the modules the process actually loaded (test/support/module-trace.mjs), not
- * on time. The bin runs the bundle in dist/cli when it is current (its files map to the packages
- * inside them through dist/cli/build.json), or the sources through tsx.
+ * on time. The bin runs the bundle in dist/cli when it is current (it reports the modules inside it
+ * that ran), or the sources through tsx.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -52,18 +52,9 @@ function traced(args: string[], env: Record<string, string | undefined> = {}): P
   });
 }
 
-/** The packages bundled into each file of the built CLI (bin/build.js), when the bin runs the bundle. */
-function bundledPackages(): Record<string, string[]> {
-  const manifest = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'build.json');
-  return existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { packages: Record<string, string[]> }).packages : {};
-}
-
 function packagesOf(urls: string[]): string[] {
   const names = new Set<string>();
-  const bundled = bundledPackages();
   for (const url of urls) {
-    const output = /\/dist\/cli\/([^/]+\.js)$/.exec(url)?.[1];
-    for (const name of output ? (bundled[output] ?? []) : []) names.add(name);
     const at = url.lastIndexOf('/node_modules/');
     if (at < 0) continue;
     const name = /^(@[^/]+\/[^/]+|[^/]+)/.exec(url.slice(at + '/node_modules/'.length))?.[1];

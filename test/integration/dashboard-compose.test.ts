@@ -235,7 +235,7 @@ describe('Dockerfile', () => {
 
   it('ships the compiled code with the dashboard page and runs it as a non-root user', () => {
     expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
-    // Next to the bundle (dist/cli/main.js), where pageDirectory() looks first.
+    // Next to the bundle (dist/cli/main.cjs), where pageDirectory() looks first.
     expect(dockerfile).toMatch(/^COPY src\/ops\/page \.\/dist\/cli\/page$/m);
     expect(dockerfile).toMatch(/MINTPIPE_USE_DIST=1/);
     const user = /^USER (\S+)$/m.exec(dockerfile)?.[1];

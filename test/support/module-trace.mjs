@@ -1,8 +1,10 @@
 /**
  * Preload (`node --import ./test/support/module-trace.mjs …`) that writes, when the process exits,
  * every module it loaded to the file named by MODULE_TRACE_OUT: ES modules as the loader saw them
- * (a hook on its thread reports each URL) and CommonJS ones from require's cache. Plain JavaScript,
- * so it runs before any TypeScript loader.
+ * (a hook on its thread reports each URL), CommonJS ones from require's cache, and the modules of
+ * the CLI bundle (dist/cli/main.cjs, one file) that ran, which the bundle lists itself when
+ * `globalThis.__mintpipeModuleTrace` is an array (bin/build.js), as `bundle:/<path in the bundle>`.
+ * Plain JavaScript, so it runs before any TypeScript loader.
  */
 import { createRequire, register } from 'node:module';
 import { writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 const out = process.env.MODULE_TRACE_OUT;
 if (!out) throw new Error('module-trace: set MODULE_TRACE_OUT to the file to write');
 const loaded = new Set();
+globalThis.__mintpipeModuleTrace = [];
 const { port1, port2 } = new MessageChannel();
 port1.on('message', (url) => loaded.add(url));
 port1.unref();
@@ -23,5 +26,6 @@ process.on('exit', () => {
   // Reports still in flight when the process ends.
   for (let message = receiveMessageOnPort(port1); message; message = receiveMessageOnPort(port1)) loaded.add(message.message);
   const required = Object.keys(createRequire(import.meta.url).cache).map((file) => `file://${file}`);
-  writeFileSync(out, JSON.stringify([...loaded, ...required]));
+  const bundled = globalThis.__mintpipeModuleTrace.map((path) => `bundle:/${path}`);
+  writeFileSync(out, JSON.stringify([...loaded, ...required, ...bundled]));
 });

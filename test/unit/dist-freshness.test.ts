@@ -23,7 +23,7 @@ function builtCheckout(): void {
   for (const source of SOURCES) file(source, 1000);
   for (const input of ['package-lock.json', 'node_modules/.package-lock.json', 'package.json', 'tsconfig.json', 'bin/build.js']) file(input, 1000);
   file('src/ops/page/index.html', 1000);
-  file('dist/cli/main.js', 2000);
+  file('dist/cli/main.cjs', 2000);
   file('dist/cli/build.json', 2000, JSON.stringify({ sources: SOURCES, packages: {} }));
 }
 
