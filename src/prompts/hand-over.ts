@@ -10,7 +10,8 @@
  * - any other outcome: the steps after it end `skipped`, with the reason, and the lane moves on.
  *
  * Every step here is idempotent: a run that died half-way through is completed by the next run of
- * the prompt's job, which finds it final and hands over again.
+ * the prompt's job, which finds it final and hands over again, writing to the warehouse what the
+ * dead run changed in Redis but did not write.
  */
 import { isTerminalStatus } from '../api/index.js';
 import { passLane, type SeenJob } from './lanes.js';
@@ -21,7 +22,11 @@ import { StepScope } from './step-scope.js';
 export async function handOver(scope: StepScope, record: PromptRecord): Promise<void> {
   const { store, queue } = scope.ctx;
   if (record.chain !== undefined && record.status !== 'completed') {
-    const rest = (await store.chainAfter(record)).filter((r) => !r.done);
+    const after = await store.chainAfter(record);
+    // A run that died after skipping the steps in Redis but before writing them: their final
+    // state reaches the warehouse now (no run of their own would ever write it).
+    for (const step of after) if (step.done && step.syncedVersion < step.version) scope.remember(step);
+    const rest = after.filter((r) => !r.done);
     if (record.status === 'ambiguous' && rest.length > 0) {
       for (const step of rest) await store.setHeld(step, true);
       scope.logger.info({ event: 'prompt.chain_held', chain: record.chain, held: rest.length }, 'chain held behind an ambiguous step');

@@ -74,6 +74,11 @@ export class StepScope {
     if (at >= 0) this.changed.splice(at, 1);
   }
 
+  /** Adds another prompt's current state, changed by an earlier run, to what this run writes. */
+  remember(record: PromptRecord): void {
+    if (!this.changed.some((r) => r.promptId === record.promptId)) this.changed.push(record);
+  }
+
   /** Writes this run's changes to the warehouse. */
   async flush(): Promise<void> {
     const records = this.changed.splice(0);

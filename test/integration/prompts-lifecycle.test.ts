@@ -57,6 +57,40 @@ describe('a prompt whose send was interrupted', () => {
   });
 });
 
+describe('a chain whose stop was cut short', () => {
+  it('writes the skipped steps to the warehouse when the stopped step runs again, though the dead run only skipped them in Redis', async () => {
+    const stack = await open({ workers: false });
+    const ctx = createPromptContext({
+      client: stack.runtime.client(),
+      warehouse: stack.warehouse,
+      redis: stack.runtime.redis,
+      queue: stack.runtime.queue(QUEUE_NAMES.prompts),
+      config: stack.config,
+      logger: createLogger({ level: 'silent', pretty: false }),
+    });
+    const batch = await stack.submit([
+      { projectId: 'cut', jobId: 'job-1', prompt: 'first', chain: 'docs' },
+      { projectId: 'cut', prompt: 'second', chain: 'docs' },
+      { projectId: 'cut', prompt: 'third', chain: 'docs' },
+    ]);
+    await startBatch(ctx, { batchId: batch.batchId });
+    const [first, second, third] = batch.promptIds as [string, string, string];
+    // As a worker killed in the hand-over would have left it: the first step failed and the steps
+    // after it skipped, in Redis only (the warehouse still shows all three queued).
+    const now = Date.now();
+    expect((await stack.store.transition(first, batch.batchId, { attempt: 0, from: ['queued'], to: 'failed', done: true, set: { finishedAt: now } })).ok).toBe(true);
+    for (const id of [second, third]) {
+      const moved = await stack.store.transition(id, batch.batchId, { attempt: 0, from: ['queued'], to: 'skipped', done: true, set: { finishedAt: now, error: 'not sent: chain "docs" stopped' } });
+      expect(moved.ok).toBe(true);
+    }
+
+    expect(await runPromptStep(ctx, { batchId: batch.batchId, promptId: first, attempt: 0 })).toEqual({ kind: 'finished', status: 'failed' });
+    const rows = await stack.outcomes(batch.batchId);
+    expect(Object.fromEntries(rows.map((r) => [String(r.prompt_id), r.status]))).toEqual({ [first]: 'failed', [second]: 'skipped', [third]: 'skipped' });
+    expect(stack.emulator.messages).toHaveLength(0);
+  });
+});
+
 describe('a lane whose head job was lost', () => {
   it('moves again when the unfinished batch is submitted again', async () => {
     const stack = await open({ workers: false });
