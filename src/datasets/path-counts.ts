@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { humanAiTotal } from './counts.js';
 import { defineDataset, type Dataset, type DatasetName } from './dataset.js';
+import { isApproximateCount, isPlainObject, withQuickCheck } from './quick-check.js';
 import type { RowContext } from './row-context.js';
 
 export interface PathCounts {
@@ -50,12 +51,27 @@ export interface PathCountsDeclaration {
   requestsPerDayGuess: number;
 }
 
-export function definePathCountsDataset(d: PathCountsDeclaration): Dataset {
-  const schema = z.looseObject({
+const hasCounts = (value: Record<string, unknown>) => isApproximateCount(value.human) && isApproximateCount(value.ai) && isApproximateCount(value.total);
+
+/** The usual page, accepted without zod: totals and every row with their counts, `hasMore`. */
+export function isPlainPathCountsPage(endpoint: string, body: unknown): boolean {
+  if (!isPlainObject(body) || typeof body.hasMore !== 'boolean' || !isPlainObject(body.totals) || !hasCounts(body.totals)) return false;
+  const items = body[endpoint];
+  if (!Array.isArray(items)) return false;
+  for (const item of items) if (!isPlainObject(item) || typeof item.path !== 'string' || !hasCounts(item)) return false;
+  return true;
+}
+
+export function pathCountsSchema(endpoint: string) {
+  return z.looseObject({
     totals: z.looseObject(humanAiTotal),
-    [d.endpoint]: z.array(z.looseObject({ path: z.string(), ...humanAiTotal })),
+    [endpoint]: z.array(z.looseObject({ path: z.string(), ...humanAiTotal })),
     hasMore: z.boolean(),
   });
+}
+
+export function definePathCountsDataset(d: PathCountsDeclaration): Dataset {
+  const schema = withQuickCheck(pathCountsSchema(d.endpoint), (body) => isPlainPathCountsPage(d.endpoint, body));
   type Body = { totals: PathCounts & object; hasMore: boolean } & Record<string, unknown>;
   return defineDataset<Body, PathCounts>({
     ...d,
