@@ -10,6 +10,18 @@ afterAll(async () => {
   for (const stack of stacks) await stack.close();
 });
 
+/** The context a prompt job runs with, on the stack's real parts, for running steps by hand. */
+function contextOf(stack: PromptStack) {
+  return createPromptContext({
+    client: stack.runtime.client(),
+    warehouse: stack.warehouse,
+    redis: stack.runtime.redis,
+    queue: stack.runtime.queue(QUEUE_NAMES.prompts),
+    config: stack.config,
+    logger: createLogger({ level: 'silent', pretty: false }),
+  });
+}
+
 async function open(...args: Parameters<typeof openPromptStack>): Promise<PromptStack> {
   const stack = await openPromptStack(...args);
   stacks.push(stack);
@@ -19,14 +31,7 @@ async function open(...args: Parameters<typeof openPromptStack>): Promise<Prompt
 describe('a prompt whose send was interrupted', () => {
   it('is never posted again when its job starts and finds it sending: it becomes ambiguous and is observed', async () => {
     const stack = await open({ workers: false });
-    const ctx = createPromptContext({
-      client: stack.runtime.client(),
-      warehouse: stack.warehouse,
-      redis: stack.runtime.redis,
-      queue: stack.runtime.queue(QUEUE_NAMES.prompts),
-      config: stack.config,
-      logger: createLogger({ level: 'silent', pretty: false }),
-    });
+    const ctx = contextOf(stack);
     const batch = await stack.submit([{ projectId: 'crash', jobId: 'job-2', prompt: 'was it sent?' }]);
     await startBatch(ctx, { batchId: batch.batchId });
     const promptId = batch.promptIds[0]!;
@@ -60,14 +65,7 @@ describe('a prompt whose send was interrupted', () => {
 describe('a chain whose stop was cut short', () => {
   it('writes the skipped steps to the warehouse when the stopped step runs again, though the dead run only skipped them in Redis', async () => {
     const stack = await open({ workers: false });
-    const ctx = createPromptContext({
-      client: stack.runtime.client(),
-      warehouse: stack.warehouse,
-      redis: stack.runtime.redis,
-      queue: stack.runtime.queue(QUEUE_NAMES.prompts),
-      config: stack.config,
-      logger: createLogger({ level: 'silent', pretty: false }),
-    });
+    const ctx = contextOf(stack);
     const batch = await stack.submit([
       { projectId: 'cut', jobId: 'job-1', prompt: 'first', chain: 'docs' },
       { projectId: 'cut', prompt: 'second', chain: 'docs' },
@@ -94,14 +92,7 @@ describe('a chain whose stop was cut short', () => {
 describe('a lane whose head job was lost', () => {
   it('moves again when the unfinished batch is submitted again', async () => {
     const stack = await open({ workers: false });
-    const ctx = createPromptContext({
-      client: stack.runtime.client(),
-      warehouse: stack.warehouse,
-      redis: stack.runtime.redis,
-      queue: stack.runtime.queue(QUEUE_NAMES.prompts),
-      config: stack.config,
-      logger: createLogger({ level: 'silent', pretty: false }),
-    });
+    const ctx = contextOf(stack);
     const queue = stack.runtime.queue(QUEUE_NAMES.prompts);
     const prompts = [
       { projectId: 'lost', jobId: 'job-3', prompt: 'head' },
