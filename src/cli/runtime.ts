@@ -33,6 +33,7 @@ export interface RuntimeOptions {
 export class Runtime {
   private readonly queues = new Map<QueueName, Queue>();
   private readonly cleanups: Array<() => Promise<void> | void> = [];
+  private readonly finalCleanups: Array<() => Promise<void> | void> = [];
   private connection: Redis | undefined;
   private warehousePromise: Promise<Warehouse> | undefined;
   private apiClient: MintlifyClient | undefined;
@@ -233,8 +234,17 @@ export class Runtime {
     };
   }
 
+  /** Runs `fn` first when the runtime closes: what serves others (a dashboard) stops before the workers. */
   onClose(fn: () => Promise<void> | void): void {
     this.cleanups.push(fn);
+  }
+
+  /**
+   * Runs `fn` last when the runtime closes, once the workers let go of their jobs: what the jobs
+   * still use during the grace period (the built-in emulator of `start`) stays up until then.
+   */
+  onClosed(fn: () => Promise<void> | void): void {
+    this.finalCleanups.push(fn);
   }
 
   /** Closes everything this runtime opened, last opened first; safe to call twice. */
@@ -258,6 +268,7 @@ export class Runtime {
         if (this.connection) await closeRedisConnection(this.connection);
       },
       () => this.redisHandle.release(),
+      ...this.finalCleanups.reverse(),
     ];
     for (const step of steps) {
       try {

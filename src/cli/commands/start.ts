@@ -69,7 +69,8 @@ async function start(flags: StartFlags): Promise<void> {
     exportObserver: metrics.exportObserver,
     promptObserver: metrics.promptObserver,
   });
-  if (emulator) runtime.onClose(() => emulator.close());
+  // Closed last: jobs still in their grace period keep fetching from it.
+  if (emulator) runtime.onClosed(() => emulator.close());
   try {
     const exportQueue = runtime.queue(QUEUE_NAMES.export);
     if (flags.scheduler) {
