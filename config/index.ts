@@ -309,7 +309,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       unstableRetries: integer(env, 'MINTPIPE_UNSTABLE_RETRIES', 2, 0, 10),
     },
     prompts: {
-      concurrency: integer(env, 'MINTPIPE_PROMPT_CONCURRENCY', 32, 1, 256),
+      concurrency: integer(env, 'MINTPIPE_PROMPT_CONCURRENCY', 256, 1, 1024),
       // Poll delays become delayed jobs (a timestamp in Redis) and the deadline is compared with the
       // clock: no Node timer holds them, so they may exceed one.
       pollInitialMs,
