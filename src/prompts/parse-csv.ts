@@ -1,7 +1,8 @@
 /**
  * CSV prompt files (RFC 4180): a header naming `projectId` and `prompt`, and `jobId` and `chain`
- * when used (any order, other columns ignored; an empty field is an absent value); quoted fields
- * may hold commas, doubled quotes and line breaks. A record
+ * when used (any order; other columns ignored unless they read like one of these, `job_id`; an
+ * empty field is an absent value); quoted fields may hold commas, doubled quotes and line breaks.
+ * Every record has the header's number of fields. A record
  * that cannot be parsed is reported at the line where it starts, and parsing goes on.
  *
  * Line numbers come from byte offsets, not from csv-parse's own line count (which drifts on CRLF
@@ -12,7 +13,7 @@ import { Buffer } from 'node:buffer';
 import { parse, type CsvError, type Info } from 'csv-parse';
 import { UsageError } from '../errors.js';
 import type { ParsedPrompts } from './parse-jsonl.js';
-import { validatePrompt, type LineProblem, type PromptLimits, type PromptLine } from './prompt-input.js';
+import { misspelledField, validatePrompt, type LineProblem, type PromptLimits, type PromptLine } from './prompt-input.js';
 
 const REQUIRED_COLUMNS = ['projectId', 'prompt'] as const;
 const OPTIONAL_COLUMNS = ['jobId', 'chain'] as const;
@@ -23,8 +24,8 @@ type Parsed = { kind: 'record'; fields: string[]; endByte: number } | { kind: 's
 interface HeaderColumns {
   /** Field index of each column the header names. */
   index: Partial<Record<Column, number>>;
-  /** Fields a record needs to reach every column the header names. */
-  needed: number;
+  /** Fields of the header: every record has as many. */
+  width: number;
 }
 
 export async function parseCsv(text: string, limits: PromptLimits, fileName: string): Promise<ParsedPrompts> {
@@ -49,12 +50,15 @@ export async function parseCsv(text: string, limits: PromptLimits, fileName: str
       continue;
     }
     if (record.every((field) => field.trim() === '')) continue;
-    if (record.length < columns.needed) {
-      problems.push({ line, reason: `expected ${columns.needed} fields, got ${record.length}` });
+    // More fields than the header names is most often an unquoted comma in a prompt: taking the
+    // fields the header names would send the prompt cut at the comma.
+    if (record.length !== columns.width) {
+      const hint = record.length > columns.width ? ' (quote a prompt that holds commas: "…, …")' : '';
+      problems.push({ line, reason: `expected ${columns.width} fields as in the header, got ${record.length}${hint}` });
       continue;
     }
     const field = (column: Column) => (columns!.index[column] === undefined ? undefined : record[columns!.index[column]!]);
-    const checked = validatePrompt({ projectId: field('projectId'), jobId: field('jobId'), prompt: field('prompt'), chain: field('chain') }, limits);
+    const checked = validatePrompt({ projectId: field('projectId'), jobId: field('jobId'), prompt: field('prompt'), chain: field('chain') }, limits, { emptyIsAbsent: true });
     if ('reason' in checked) problems.push({ line, ...checked });
     else prompts.push({ ...checked, line });
   }
@@ -124,7 +128,9 @@ function headerColumns(header: string[], fileName: string): HeaderColumns {
       `${fileName}: CSV header must name the columns ${REQUIRED_COLUMNS.join(',')} (and jobId, chain when used); missing ${missing.join(', ')}`,
     );
   }
+  const misspelled = misspelledField(names);
+  if (misspelled) throw new UsageError(`${fileName}: CSV header: ${misspelled.replace('unknown field', 'unknown column')}`);
   const index: Partial<Record<Column, number>> = {};
   for (const column of [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS]) if (names.includes(column)) index[column] = names.indexOf(column);
-  return { index, needed: Math.max(...Object.values(index)) + 1 };
+  return { index, width: header.length };
 }

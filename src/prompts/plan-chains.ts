@@ -91,7 +91,7 @@ export function planChains<T extends PromptInput & { line?: number }>(rows: read
       row.projectId !== chain.projectId
         ? `chain ${name}: projectId "${row.projectId}" differs from the chain's first row (${label(chain.first)}, "${chain.projectId}")`
         : row.jobId !== undefined
-          ? `chain ${name}: a follow-up names no jobId (the chain's first row, ${label(chain.first)}, starts or names its agent job)`
+          ? `chain ${name}: a follow-up must not name a jobId (got "${row.jobId}"): the chain's first row, ${label(chain.first)}, starts or names its agent job`
           : undefined;
     if (problem) {
       chain.brokenBy = `chain ${name}: not sent, because ${label(index)} of the chain was refused`;

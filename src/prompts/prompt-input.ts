@@ -38,6 +38,26 @@ export interface PromptLimits {
   maxPromptBytes: number;
 }
 
+/** The fields a prompt row may have. */
+export const PROMPT_FIELDS = ['projectId', 'jobId', 'prompt', 'chain'] as const;
+
+const normalizedName = (name: string) => name.toLowerCase().replace(/[\s_-]/g, '');
+
+/**
+ * A field (or CSV column) that is not one of PROMPT_FIELDS but reads like one (`job_id`, `JobID`,
+ * `project-id`): a typo that would silently drop the value, and a dropped jobId turns a follow-up
+ * into a create, which cannot be undone. Returns the problem, naming the field meant. Other
+ * unknown names (a notes column) are left alone.
+ */
+export function misspelledField(names: Iterable<string>): string | undefined {
+  for (const name of names) {
+    if ((PROMPT_FIELDS as readonly string[]).includes(name)) continue;
+    const meant = PROMPT_FIELDS.find((field) => normalizedName(field) === normalizedName(name));
+    if (meant) return `unknown field "${name}" (did you mean "${meant}"? fields are case-sensitive)`;
+  }
+  return undefined;
+}
+
 /** Ids that cannot be a URL path segment (URL parsing resolves dot segments). */
 const UNUSABLE_IDS = new Set(['.', '..']);
 
@@ -51,9 +71,14 @@ function checkId(name: string, value: unknown): string | { reason: string } {
   return id;
 }
 
-/** An optional id: absent (or empty) is undefined; anything else must be a usable id. */
+/**
+ * An optional id: absent (or an empty CSV cell, given as '') is undefined; anything else must be a
+ * usable id. A blank value (spaces only) is an error, not an absence: for jobId that would turn a
+ * follow-up into a create.
+ */
 function optionalId(name: string, value: unknown): string | undefined | { reason: string } {
-  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'string' && value.trim() === '') return { reason: `${name}: blank (leave it out for none)` };
   return checkId(name, value);
 }
 
@@ -61,7 +86,14 @@ function optionalId(name: string, value: unknown): string | undefined | { reason
  * Checks one record's fields; returns the normalized prompt or the first problem found (with the
  * row's chain when that much could be read).
  */
-export function validatePrompt(fields: Record<string, unknown>, limits: PromptLimits): PromptInput | { reason: string; chain?: string } {
+export function validatePrompt(fields: Record<string, unknown>, limits: PromptLimits, options: { emptyIsAbsent?: boolean } = {}): PromptInput | { reason: string; chain?: string } {
+  const misspelled = misspelledField(Object.keys(fields));
+  if (misspelled) return { reason: misspelled };
+  // JSON can leave a field out; an explicit "" is a mistake there (CSV has no other way to say none).
+  if (!options.emptyIsAbsent) {
+    const empty = (['jobId', 'chain'] as const).find((name) => fields[name] === '');
+    if (empty) return { reason: `${empty}: empty (leave the field out for none)` };
+  }
   const chain = optionalId('chain', fields.chain);
   if (typeof chain === 'object') return chain;
   if (chain !== undefined && chain.length > MAX_CHAIN_LENGTH) return { reason: `chain: longer than ${MAX_CHAIN_LENGTH} characters` };

@@ -73,7 +73,7 @@ describe('prompt files with creates and chains', () => {
         [5, 'create', 'd', 2],
       ],
       bad: [
-        [3, 'chain "c": a follow-up names no jobId (the chain\'s first row, line 1, starts or names its agent job)'],
+        [3, 'chain "c": a follow-up must not name a jobId (got "job-1"): the chain\'s first row, line 1, starts or names its agent job'],
         [4, 'chain "c": not sent, because line 3 of the chain was refused'],
         [6, 'chain "d": projectId "q" differs from the chain\'s first row (line 5, "p")'],
       ],

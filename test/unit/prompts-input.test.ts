@@ -28,7 +28,7 @@ describe('prompt files', () => {
       { projectId: 'p', jobId: 'j2', prompt: '  keep my spaces ', line: 3, kind: 'message', head: 1 },
     ]);
     expect(file.problems.map((p) => [p.line, p.reason.replace(/ \(.*\)$/, '')])).toEqual([
-      [4, 'jobId: missing'],
+      [4, 'jobId: empty'],
       [5, 'jobId: expected a string, got number'],
       [6, 'prompt: empty'],
       [7, 'prompt: 66 bytes, more than the limit of 64'],
@@ -61,9 +61,50 @@ describe('prompt files', () => {
       { projectId: 'p', jobId: 'j4', prompt: 'a"b', line: 7 },
     ]);
     expect(file.problems.map((p) => p.line)).toEqual([6, 8, 9]);
-    expect(file.problems[0]!.reason).toBe('expected 3 fields, got 2');
+    expect(file.problems[0]!.reason).toBe('expected 4 fields as in the header, got 2');
     expect(file.problems[1]!.reason).toMatch(/^jobId: missing \(a row without a jobId starts a new agent job.*--allow-create\)$/);
     expect(file.problems[2]!.reason).toMatch(/^CSV: Quote Not Closed/);
+  });
+
+  it('refuses a field that reads like a known one but is not it, rather than drop it (a dropped jobId would start a new agent job)', async () => {
+    const rows = [
+      '{"projectId":"p","jobid":"j1","prompt":"x"}',
+      '{"projectId":"p","job_id":"j1","prompt":"x"}',
+      '{"ProjectId":"p","jobId":"j1","prompt":"x"}',
+      '{"projectId":"p","jobId":"j1","prompt":"x","note":"kept aside"}',
+    ];
+    const file = await parsePromptText('in.jsonl', rows.join('\n'), limits, { allowCreate: true });
+    expect(file.prompts.map((p) => [p.line, p.kind, p.jobId])).toEqual([[4, 'message', 'j1']]);
+    expect(file.problems.map((p) => [p.line, p.reason])).toEqual([
+      [1, 'unknown field "jobid" (did you mean "jobId"? fields are case-sensitive)'],
+      [2, 'unknown field "job_id" (did you mean "jobId"? fields are case-sensitive)'],
+      [3, 'unknown field "ProjectId" (did you mean "projectId"? fields are case-sensitive)'],
+    ]);
+    await expect(parsePromptText('in.csv', 'projectId,job_id,prompt\np,j1,x\n', limits, { allowCreate: true })).rejects.toThrow(
+      new UsageError('in.csv: CSV header: unknown column "job_id" (did you mean "jobId"? fields are case-sensitive)'),
+    );
+  });
+
+  it('refuses a blank or explicitly empty jobId instead of reading it as none (which would start a new agent job)', async () => {
+    const jsonl = await parsePromptText('in.jsonl', ['{"projectId":"p","jobId":"  ","prompt":"x"}', '{"projectId":"p","jobId":"","prompt":"x"}', '{"projectId":"p","chain":"","prompt":"x"}'].join('\n'), limits, {
+      allowCreate: true,
+    });
+    expect(jsonl.prompts).toEqual([]);
+    expect(jsonl.problems.map((p) => [p.line, p.reason])).toEqual([
+      [1, 'jobId: blank (leave it out for none)'],
+      [2, 'jobId: empty (leave the field out for none)'],
+      [3, 'chain: empty (leave the field out for none)'],
+    ]);
+    // In CSV an empty cell is how a row says "no jobId" (a create); a cell of spaces is a mistake.
+    const csv = await parsePromptText('in.csv', 'projectId,jobId,prompt\np,  ,blank\np,,empty\n', limits, { allowCreate: true });
+    expect(csv.prompts.map((p) => [p.line, p.kind])).toEqual([[3, 'create']]);
+    expect(csv.problems.map((p) => [p.line, p.reason])).toEqual([[2, 'jobId: blank (leave it out for none)']]);
+  });
+
+  it('refuses a CSV record with more fields than the header (an unquoted comma would cut the prompt short)', async () => {
+    const file = await parsePromptText('in.csv', 'projectId,jobId,prompt\np,j1,Fix the intro, then the outro\np,j2,"Fix the intro, then the outro"\n', limits);
+    expect(file.prompts.map((p) => [p.line, p.prompt])).toEqual([[3, 'Fix the intro, then the outro']]);
+    expect(file.problems.map((p) => [p.line, p.reason])).toEqual([[2, 'expected 3 fields as in the header, got 4 (quote a prompt that holds commas: "…, …")']]);
   });
 
   it('refuses a CSV header without the projectId and prompt columns, naming what is missing', async () => {
