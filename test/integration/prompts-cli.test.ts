@@ -110,14 +110,24 @@ describe('mintpipe prompts', () => {
     expect(result.stdout).toMatch(/not completed \(1\):/);
   });
 
-  it('refuses a missing file and a resend without --ambiguous with one line and exit 2; a batch Redis does not have is lost (exit 1), with the command that recovers it', async () => {
+  it('refuses a missing file, an unknown batch and a resend without --ambiguous with one line and exit 2; a batch Redis lost but the ledger has exits 1, naming the command that recovers it', async () => {
     const missing = await runCli(['prompts', 'send', join(dir, 'nope.jsonl')], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr.trim()).toBe(`mintpipe: ${join(dir, 'nope.jsonl')}: cannot read the prompt file (no such file)`);
-    const unknown = await runCli(['prompts', 'status', '0123456789abcdef'], env);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr.trim().split('\n')).toEqual([
-      'mintpipe: batch 0123456789abcdef: lost from Redis — was it restarted without persistence? `mintpipe prompts recover 0123456789abcdef` rebuilds it from the ledger (or check MINTPIPE_QUEUE_PREFIX)',
+    const unknownText = 'neither Redis nor the ledger knows it (check the id, MINTPIPE_QUEUE_PREFIX and MINTPIPE_DATA_DIR)';
+    for (const command of [['status'], ['cancel'], ['resend', '--ambiguous']]) {
+      const unknown = await runCli(['prompts', command[0]!, '0123456789abcdef', ...command.slice(1)], env);
+      expect([unknown.code, unknown.stderr.trim()], command[0]).toEqual([2, `mintpipe: batch 0123456789abcdef: no such batch: ${unknownText}`]);
+    }
+    const recover = await runCli(['prompts', 'recover', '0123456789abcdef'], env);
+    expect([recover.code, recover.stderr.trim()]).toEqual([2, `mintpipe: batch 0123456789abcdef: nothing to recover: ${unknownText}`]);
+    // The ledger has this batch; Redis under another prefix does not: what a Redis that lost it looks like.
+    const sent = await runCli(['prompts', 'send', file('lost.jsonl', `${JSON.stringify({ projectId: 'lost', jobId: liveJob('lost'), prompt: 'kept in the ledger' })}\n`), '--wait', '--format', 'json'], env);
+    const { batchId } = JSON.parse(sent.stdout) as { batchId: string };
+    const lost = await runCli(['prompts', 'status', batchId], { ...env, MINTPIPE_QUEUE_PREFIX: `${env.MINTPIPE_QUEUE_PREFIX}x` });
+    expect(lost.code).toBe(1);
+    expect(lost.stderr.trim().split('\n')).toEqual([
+      `mintpipe: batch ${batchId}: lost from Redis — was it restarted without persistence? \`mintpipe prompts recover ${batchId}\` rebuilds it from the ledger (or check MINTPIPE_QUEUE_PREFIX)`,
     ]);
     const resend = await runCli(['prompts', 'resend', '0123456789abcdef'], env);
     expect(resend.code).toBe(2);

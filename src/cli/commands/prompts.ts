@@ -8,7 +8,7 @@
  * Exit codes: 2 for bad usage or any bad line (the good lines are still enqueued); with --wait,
  * 1 when a prompt did not end delivered (rejected, timed_out, ambiguous, skipped, cancelled, or
  * held behind an ambiguous step); 1 when Redis lost the batch (the message names `recover`);
- * else 0.
+ * 2 for a batch neither Redis nor the ledger knows (a mistyped id); else 0.
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
@@ -55,7 +55,7 @@ export function register(program: Command): void {
       const batchId = parseBatchId(batch);
       const { batchStatus, formatBatchReport, loadContext, withRuntime } = await load();
       await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
-        const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, batchId, { prompts: true });
+        const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, batchId, { prompts: true }).catch(whenMissing(batchId));
         if (flags.format === 'json') {
           const { prompts: all, ...rest } = status;
           writeJson({ ...rest, heldPrompts: (all ?? []).filter((p) => p.held) });
@@ -81,7 +81,7 @@ export function register(program: Command): void {
       const { allDelivered, loadContext, resendAmbiguous, withRuntime } = await load();
       process.exitCode = await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
         const queue = runtime.queue(QUEUE_NAMES.prompts);
-        const result = await resendAmbiguous({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId, { promptId });
+        const result = await resendAmbiguous({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId, { promptId }).catch(whenMissing(batchId));
         const held = result.released.length > 0 ? `; ${result.released.length} held prompt(s) of their chains go on` : '';
         const line = `batch ${batchId}: ${result.resent.length} ambiguous prompt(s) queued again${held}\n`;
         if (!flags.wait) {
@@ -115,20 +115,51 @@ export function register(program: Command): void {
       const { cancelBatch, loadContext, withRuntime } = await load();
       await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
         const queue = runtime.queue(QUEUE_NAMES.prompts);
-        const result = await cancelBatch({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId);
+        const result = await cancelBatch({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId).catch(whenMissing(batchId));
         if (flags.format === 'json') writeJson(result);
         else process.stdout.write(`batch ${batchId}: ${result.cancelled.length} prompt(s) cancelled, ${result.inFlight.length} in flight left to finish\n`);
       });
     });
 }
 
+const UNKNOWN_BATCH = 'neither Redis nor the ledger knows it (check the id, MINTPIPE_QUEUE_PREFIX and MINTPIPE_DATA_DIR)';
+
+/**
+ * For a batch Redis does not know: lost (the ledger has it: the error stands, exit 1, naming
+ * `prompts recover`) or never submitted to this installation (a mistyped id: exit 2).
+ */
+function whenMissing(batchId: string): (err: unknown) => Promise<never> {
+  return async (err) => {
+    const { BatchNotFoundError } = await import('../../prompts/index.js');
+    if (err instanceof BatchNotFoundError && !(await ledgerKnows(batchId))) throw new UsageError(`batch ${batchId}: no such batch: ${UNKNOWN_BATCH}`);
+    throw err;
+  };
+}
+
+/** Whether the ledger has any event of the batch; true when it cannot be read (then Redis's word stands). */
+async function ledgerKnows(batchId: string): Promise<boolean> {
+  const { readWarehouse } = await import('../read-warehouse.js');
+  try {
+    // The id was checked to be hex (parseBatchId): safe to inline.
+    const result = await readWarehouse(`SELECT count() AS n FROM prompt_events WHERE batch_id = '${batchId}'`, { timeoutMs: 10_000, maxRows: 1 }, 'prompts');
+    return Number(result.rows[0]?.n) > 0;
+  } catch {
+    return true;
+  }
+}
+
 async function runRecover(batch: string, flags: { wait?: boolean; format: string }): Promise<number> {
   checkFormat(flags.format);
   const batchId = parseBatchId(batch);
-  const { allDelivered, loadContext, requestRecovery, waitForRecovery, withRuntime } = await load();
+  const { allDelivered, BatchNotFoundError, batchStatus, loadContext, requestRecovery, waitForRecovery, withRuntime } = await load();
   return withRuntime(loadContext({ oneShot: true }), async (runtime) => {
     const deps = { redis: runtime.redis, queue: runtime.queue(QUEUE_NAMES.prompts), prefix: runtime.config.queuePrefix };
     if (flags.wait && !(await runtime.hasWorkers(QUEUE_NAMES.prompts))) runtime.client();
+    const inRedis = await batchStatus(runtime.redis, deps.prefix, batchId).then(
+      () => true,
+      (err: unknown) => (err instanceof BatchNotFoundError ? false : Promise.reject(err)),
+    );
+    if (!inRedis && !(await ledgerKnows(batchId))) throw new UsageError(`batch ${batchId}: nothing to recover: ${UNKNOWN_BATCH}`);
     const request = await requestRecovery(deps, batchId);
     const line = request.inRedis
       ? `batch ${batchId}: still in Redis; started again (its lanes are re-checked)`
