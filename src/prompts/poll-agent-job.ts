@@ -86,6 +86,8 @@ async function settle(scope: StepScope, record: PromptRecord, job: AgentJob, pol
     return scope.finish(record, job.status, { ...common, error: null });
   }
   const moved = observedActive || job.status !== record.before?.status || job.prLink !== record.before?.prLink;
+  // Without a sign the message was processed, the job's pull request is its earlier work, not this prompt's.
+  if (!moved) common.prLink = null;
   const seen = moved
     ? `observed: the agent job ran and ended ${job.status}`
     : `observed: no sign the message was processed (the agent job stayed ${job.status})`;

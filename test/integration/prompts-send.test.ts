@@ -124,13 +124,16 @@ describe('sending a batch', () => {
     expect(messages.map((m) => m.statusBefore)).not.toContain('active');
   });
 
-  it('ends a send whose connection was reset ambiguous, with no sign of processing when the server never got it', async () => {
-    const jobId = liveJobs('reset', 1)[0]!;
+  it('ends a send whose connection was reset ambiguous, with no sign of processing when the server never got it (and not credited with the pull request the job had before)', async () => {
+    const jobId = liveJobs('reset', 40).find((id) => stack.emulator.control.getJob('reset', id)?.prLink)!;
+    const earlierPr = stack.emulator.control.getJob('reset', jobId)!.prLink;
+    expect(earlierPr).toMatch(/^https:/);
     stack.emulator.control.script('message', [{ kind: 'reset', when: 'before' }]);
     const batch = await stack.submit([{ projectId: 'reset', jobId, prompt: 'lost in a reset' }]);
     const [p] = (await stack.finish(batch.batchId)).prompts!;
     expect(p!.status).toBe('ambiguous');
     expect(p!.error).toMatch(/no sign the message was processed/);
+    expect(p!.prLink).toBeNull();
     expect(received('lost in a reset')).toBe(0);
   });
 
