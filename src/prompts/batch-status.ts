@@ -43,6 +43,8 @@ export interface PromptSummary {
   finishedAt: string | null;
   polls: number;
   error: string | null;
+  /** The earlier batch that sent this same row (the ledger said so): not sent again by this one. */
+  sentBy: string | null;
 }
 
 /** One chain of the batch: its steps so far, where it stands, and the pull requests it opened. */
@@ -99,6 +101,7 @@ export function summarize(record: PromptRecord, heldBehind: string | null = null
     finishedAt: iso(record.finishedAtMs),
     polls: record.polls,
     error: record.error ?? null,
+    sentBy: record.sentBy ?? null,
   };
 }
 

@@ -31,8 +31,13 @@ function chainLine(c: ChainSummary): string {
   return `  ${JSON.stringify(c.chain)}  ${c.projectId}/${c.jobId ?? '(no job yet)'}  ${c.completed}/${c.steps} completed  ${c.state}${links}`;
 }
 
-/** The report of `prompts status` and of `prompts send --wait` (text). */
-export function formatBatchReport(status: BatchStatus): string {
+function promptLine(p: PromptSummary): string {
+  const kind = p.kind === 'create' ? 'create ' : '';
+  return `  ${p.promptId}  ${where(p)}  ${target(p)}  ${kind}${p.status}${p.held ? ' (held)' : ''}${p.sentAt ? `  sent ${p.sentAt}` : ''}${p.prLink ? `  ${p.prLink}` : ''}`;
+}
+
+/** The report of `prompts status` and of `prompts send --wait` (text); `everyPrompt` lists each prompt too. */
+export function formatBatchReport(status: BatchStatus, options: { everyPrompt?: boolean } = {}): string {
   const lines = [`batch ${status.batchId}${status.source ? ` (${status.source})` : ''}: ${status.total} prompts, ${status.done} final`];
   for (const [s, n] of nonZeroCounts(status.byStatus)) lines.push(`  ${s.padEnd(10)} ${n}`);
   const chains = status.chains ?? [];
@@ -51,10 +56,22 @@ export function formatBatchReport(status: BatchStatus): string {
     lines.push(`held (${held.length}), queued behind an ambiguous step of their chain; \`prompts resend ${status.batchId} --prompt ID\` sends that step again, \`prompts cancel ${status.batchId}\` ends them:`);
     for (const p of held) lines.push(`  ${p.promptId}  ${where(p)}  ${target(p)}  held behind ${p.heldBehind ?? '(unknown)'}`);
   }
+  const sentBefore = (status.prompts ?? []).filter((p) => p.sentBy !== null);
+  if (sentBefore.length > 0) {
+    lines.push(
+      `sent before (${sentBefore.length}): the ledger has these rows sent by an earlier batch, so they were not sent again (\`prompts send --force FILE\` sends every row again):`,
+    );
+    for (const p of sentBefore.slice(0, CHAIN_LINES)) lines.push(`  ${where(p)}  ${target(p)}  ${p.status}  sent by batch ${p.sentBy}${p.sentAt ? ` at ${p.sentAt}` : ''}`);
+    if (sentBefore.length > CHAIN_LINES) lines.push(`  … ${sentBefore.length - CHAIN_LINES} more (--format json lists all)`);
+  }
   const links = (status.prompts ?? []).filter((p) => p.prLink && p.chain === null);
   if (links.length > 0) {
     lines.push(`pull requests (${links.length}):`);
     for (const p of links) lines.push(`  ${where(p)}  ${p.projectId}/${p.jobId}  ${p.prLink}`);
+  }
+  if (options.everyPrompt && status.prompts) {
+    lines.push(`prompts (${status.prompts.length}):`);
+    for (const p of status.prompts) lines.push(promptLine(p));
   }
   return lines.join('\n');
 }

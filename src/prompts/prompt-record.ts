@@ -77,6 +77,8 @@ export interface PromptRecord {
   failures: number;
   /** The token of the run that claimed the send (checked again right before the POST). */
   claim: string | undefined;
+  /** The earlier batch whose send of this same row the ledger showed: this prompt was not sent again. */
+  sentBy: string | undefined;
 }
 
 /** Hash field names of the record (what the Lua scripts read and write). */
@@ -115,6 +117,7 @@ export const F = {
   checkedAt: 'checkedAt',
   failures: 'failures',
   claim: 'claim',
+  sentBy: 'sentBy',
 } as const;
 
 export type RecordField = (typeof F)[keyof typeof F];
@@ -186,6 +189,7 @@ export function decodeRecord(promptId: string, hash: Record<string, string>): Pr
     checkedAtMs: optionalInt(hash[F.checkedAt]),
     failures: int(hash[F.failures]),
     claim: hash[F.claim] || undefined,
+    sentBy: hash[F.sentBy] || undefined,
   };
 }
 

@@ -102,8 +102,9 @@ function best(entries: readonly LedgerEntry[]): LedgerEntry | undefined {
 
 function adopt(ctx: PromptContext, record: PromptRecord, known: LedgerEntry): Adoption {
   const jobId = known.jobId || record.jobId;
-  const sent = { jobId: jobId || null, sentAt: known.sentAtMs };
-  const elsewhere = known.batchId === record.batchId ? '' : ` (sent by batch ${known.batchId}, prompt ${known.promptId})`;
+  const sentBy = known.batchId === record.batchId ? null : known.batchId;
+  const sent = { jobId: jobId || null, sentAt: known.sentAtMs, sentBy };
+  const elsewhere = sentBy === null ? '' : ` (sent by batch ${known.batchId}, prompt ${known.promptId})`;
   if ((FINAL_STATUSES as readonly PromptStatus[]).includes(known.status)) {
     return {
       status: known.status,

@@ -72,6 +72,24 @@ describe('mintpipe prompts', () => {
     const status = await runCli(['prompts', 'status', summary.batchId, '--format', 'json'], env);
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ batchId: summary.batchId, total: 3, done: 3, byStatus: summary.byStatus });
+    expect(JSON.parse(status.stdout)).not.toHaveProperty('prompts');
+    // --prompts lists every prompt, in file order, in both formats.
+    const every = await runCli(['prompts', 'status', summary.batchId, '--prompts', '--format', 'json'], env);
+    const listed = (JSON.parse(every.stdout) as { prompts: Array<{ line: number; jobId: string; status: string }> }).prompts;
+    expect(listed.map((p) => [p.line, p.jobId])).toEqual([
+      [1, jobA],
+      [2, jobA],
+      [3, jobB],
+    ]);
+    const text = await runCli(['prompts', 'status', summary.batchId, '--prompts'], env);
+    const lines = text.stdout.split('\n');
+    const at = lines.indexOf('prompts (3):');
+    expect(at).toBeGreaterThan(0);
+    expect(lines.slice(at + 1, at + 4).map((l) => / line (\d) +cli\/(job-\d+) +(completed|failed)  sent /.exec(l)?.slice(1, 3))).toEqual([
+      ['1', jobA],
+      ['2', jobA],
+      ['3', jobB],
+    ]);
   });
 
   it('parses CSV with quoted commas, quotes and newlines, reports bad lines as FILE:LINE and sends the good ones (exit 2)', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePromptText, type BatchStatus, type PromptInput, type PromptSummary } from '../../src/prompts/index.js';
+import { formatBatchReport, parsePromptText, type BatchStatus, type PromptInput, type PromptSummary } from '../../src/prompts/index.js';
 import { openPromptStack, promptsOver, type PromptStack } from '../support/prompts-stack.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { runCli } from '../support/run-cli.js';
@@ -136,6 +136,9 @@ describe('a prompt file with one line fixed and submitted again', () => {
     expect(after.batchId).not.toBe(before.batchId);
     const status = await stack.finish(after.batchId);
     expect(status.prompts!.map((p) => p.status)).toEqual(['completed', 'completed', 'completed', 'completed', 'completed']);
+    // The rows sent before say by which batch, and the report says they were not sent again.
+    expect(status.prompts!.map((p) => p.sentBy)).toEqual([before.batchId, before.batchId, null, before.batchId, null]);
+    expect(formatBatchReport(status)).toContain(`sent before (3): the ledger has these rows sent by an earlier batch, so they were not sent again`);
 
     const posts = postsPerPrompt('fix');
     expect(Object.fromEntries(posts)).toEqual({

@@ -47,10 +47,11 @@ export function register(program: Command): void {
     });
   prompts
     .command('status')
-    .description('counts by status of a batch, with the prompts that did not complete')
+    .description('counts by status of a batch, with its chains, the prompts that did not complete and the pull requests (--prompts: every prompt)')
     .argument('<batch>', 'batch id printed by `prompts send`')
     .option('--format <format>', 'output: text or json', 'text')
-    .action(async (batch: string, flags: { format: string }) => {
+    .option('--prompts', 'also list every prompt (kind, status, job, when sent, pull request)')
+    .action(async (batch: string, flags: { format: string; prompts?: boolean }) => {
       checkFormat(flags.format);
       const batchId = parseBatchId(batch);
       const { batchStatus, formatBatchReport, loadContext, withRuntime } = await load();
@@ -58,8 +59,8 @@ export function register(program: Command): void {
         const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, batchId, { prompts: true }).catch(whenMissing(batchId));
         if (flags.format === 'json') {
           const { prompts: all, ...rest } = status;
-          writeJson({ ...rest, heldPrompts: (all ?? []).filter((p) => p.held) });
-        } else process.stdout.write(`${formatBatchReport(status)}\n`);
+          writeJson({ ...rest, heldPrompts: (all ?? []).filter((p) => p.held), ...(flags.prompts ? { prompts: all } : {}) });
+        } else process.stdout.write(`${formatBatchReport(status, { everyPrompt: flags.prompts === true })}\n`);
       });
     });
   prompts
