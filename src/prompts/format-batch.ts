@@ -16,14 +16,17 @@ function where(p: PromptSummary): string {
   return p.line === null ? `#${p.position + 1}` : `line ${p.line}`;
 }
 
-function target(p: PromptSummary): string {
-  const job = p.jobId || (p.kind === 'create' ? '(new job)' : '(chain job)');
+/** Chains' agent jobs, for steps that never learned theirs (cancelled or skipped before their send). */
+type ChainJobs = ReadonlyMap<string, string>;
+
+function target(p: PromptSummary, chainJobs: ChainJobs = new Map()): string {
+  const job = p.jobId || (p.chain !== null ? chainJobs.get(p.chain) : undefined) || (p.kind === 'create' ? '(new job)' : '(chain job)');
   return `${p.projectId}/${job}${p.chain === null ? '' : ` chain ${JSON.stringify(p.chain)}`}`;
 }
 
-export function failureLine(p: PromptSummary): string {
+export function failureLine(p: PromptSummary, chainJobs?: ChainJobs): string {
   const kind = p.kind === 'create' ? 'create ' : '';
-  return `  ${p.promptId}  ${where(p)}  ${target(p)}  ${kind}${p.status}${p.sentAt ? `  sent ${p.sentAt}` : ''}${p.error ? `  ${p.error}` : ''}`;
+  return `  ${p.promptId}  ${where(p)}  ${target(p, chainJobs)}  ${kind}${p.status}${p.sentAt ? `  sent ${p.sentAt}` : ''}${p.error ? `  ${p.error}` : ''}`;
 }
 
 function chainLine(c: ChainSummary): string {
@@ -31,16 +34,17 @@ function chainLine(c: ChainSummary): string {
   return `  ${JSON.stringify(c.chain)}  ${c.projectId}/${c.jobId ?? '(no job yet)'}  ${c.completed}/${c.steps} completed  ${c.state}${links}`;
 }
 
-function promptLine(p: PromptSummary): string {
+function promptLine(p: PromptSummary, chainJobs: ChainJobs): string {
   const kind = p.kind === 'create' ? 'create ' : '';
-  return `  ${p.promptId}  ${where(p)}  ${target(p)}  ${kind}${p.status}${p.held ? ' (held)' : ''}${p.sentAt ? `  sent ${p.sentAt}` : ''}${p.prLink ? `  ${p.prLink}` : ''}`;
+  return `  ${p.promptId}  ${where(p)}  ${target(p, chainJobs)}  ${kind}${p.status}${p.held ? ' (held)' : ''}${p.sentAt ? `  sent ${p.sentAt}` : ''}${p.prLink ? `  ${p.prLink}` : ''}`;
 }
 
 /** The report of `prompts status` and of `prompts send --wait` (text); `everyPrompt` lists each prompt too. */
 export function formatBatchReport(status: BatchStatus, options: { everyPrompt?: boolean } = {}): string {
-  const lines = [`batch ${status.batchId}${status.source ? ` (${status.source})` : ''}: ${status.total} prompts, ${status.done} final`];
+  const lines = [`batch ${status.batchId}${status.source ? ` (${status.source})` : ''}: ${status.total} prompt${status.total === 1 ? '' : 's'}, ${status.done} final`];
   for (const [s, n] of nonZeroCounts(status.byStatus)) lines.push(`  ${s.padEnd(10)} ${n}`);
   const chains = status.chains ?? [];
+  const chainJobs: ChainJobs = new Map(chains.flatMap((c) => (c.jobId ? [[c.chain, c.jobId] as const] : [])));
   if (chains.length > 0) {
     lines.push(`chains (${chains.length}):`);
     for (const c of chains.slice(0, CHAIN_LINES)) lines.push(chainLine(c));
@@ -49,19 +53,19 @@ export function formatBatchReport(status: BatchStatus, options: { everyPrompt?: 
   const failures = status.failures ?? [];
   if (failures.length > 0) {
     lines.push(`not completed (${failures.length}):`);
-    for (const p of failures) lines.push(failureLine(p));
+    for (const p of failures) lines.push(failureLine(p, chainJobs));
   }
   const held = (status.prompts ?? []).filter((p) => p.held);
   if (held.length > 0) {
     lines.push(`held (${held.length}), queued behind an ambiguous step of their chain; \`prompts resend ${status.batchId} --prompt ID\` sends that step again, \`prompts cancel ${status.batchId}\` ends them:`);
-    for (const p of held) lines.push(`  ${p.promptId}  ${where(p)}  ${target(p)}  held behind ${p.heldBehind ?? '(unknown)'}`);
+    for (const p of held) lines.push(`  ${p.promptId}  ${where(p)}  ${target(p, chainJobs)}  held behind ${p.heldBehind ?? '(unknown)'}`);
   }
   const sentBefore = (status.prompts ?? []).filter((p) => p.sentBy !== null);
   if (sentBefore.length > 0) {
     lines.push(
       `sent before (${sentBefore.length}): the ledger has these rows sent by an earlier batch, so they were not sent again (\`prompts send --force FILE\` sends every row again):`,
     );
-    for (const p of sentBefore.slice(0, CHAIN_LINES)) lines.push(`  ${where(p)}  ${target(p)}  ${p.status}  sent by batch ${p.sentBy}${p.sentAt ? ` at ${p.sentAt}` : ''}`);
+    for (const p of sentBefore.slice(0, CHAIN_LINES)) lines.push(`  ${where(p)}  ${target(p, chainJobs)}  ${p.status}  sent by batch ${p.sentBy}${p.sentAt ? ` at ${p.sentAt}` : ''}`);
     if (sentBefore.length > CHAIN_LINES) lines.push(`  … ${sentBefore.length - CHAIN_LINES} more (--format json lists all)`);
   }
   const links = (status.prompts ?? []).filter((p) => p.prLink && p.chain === null);
@@ -71,7 +75,7 @@ export function formatBatchReport(status: BatchStatus, options: { everyPrompt?: 
   }
   if (options.everyPrompt && status.prompts) {
     lines.push(`prompts (${status.prompts.length}):`);
-    for (const p of status.prompts) lines.push(promptLine(p));
+    for (const p of status.prompts) lines.push(promptLine(p, chainJobs));
   }
   return lines.join('\n');
 }

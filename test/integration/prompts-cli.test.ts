@@ -73,6 +73,10 @@ describe('mintpipe prompts', () => {
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ batchId: summary.batchId, total: 3, done: 3, byStatus: summary.byStatus });
     expect(JSON.parse(status.stdout)).not.toHaveProperty('prompts');
+    // An id copied in capitals is the same id; a resend with nothing ambiguous says so.
+    expect((await runCli(['prompts', 'status', summary.batchId.toUpperCase()], env)).code).toBe(0);
+    const resend = await runCli(['prompts', 'resend', summary.batchId, '--ambiguous'], env);
+    expect([resend.code, resend.stdout.trim()]).toEqual([0, `batch ${summary.batchId}: nothing to resend (no ambiguous prompt)`]);
     // --prompts lists every prompt, in file order, in both formats.
     const every = await runCli(['prompts', 'status', summary.batchId, '--prompts', '--format', 'json'], env);
     const listed = (JSON.parse(every.stdout) as { prompts: Array<{ line: number; jobId: string; status: string }> }).prompts;

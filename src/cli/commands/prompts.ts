@@ -84,7 +84,8 @@ export function register(program: Command): void {
         const queue = runtime.queue(QUEUE_NAMES.prompts);
         const result = await resendAmbiguous({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId, { promptId }).catch(whenMissing(batchId));
         const held = result.released.length > 0 ? `; ${result.released.length} held prompt(s) of their chains go on` : '';
-        const line = `batch ${batchId}: ${result.resent.length} ambiguous prompt(s) queued again${held}\n`;
+        const line =
+          result.resent.length === 0 ? `batch ${batchId}: nothing to resend (no ambiguous prompt)\n` : `batch ${batchId}: ${result.resent.length} ambiguous prompt(s) queued again${held}\n`;
         if (!flags.wait) {
           if (flags.format === 'json') writeJson(result);
           else process.stdout.write(line);
@@ -267,13 +268,14 @@ function checkFormat(format: string): void {
 }
 
 function parsePromptId(text: string): string {
-  const id = text.trim();
+  // Hex ids: a copy in capitals (a spreadsheet, a chat) is the same id.
+  const id = text.trim().toLowerCase();
   if (!/^[0-9a-f]{20}$/.test(id)) throw new UsageError(`--prompt: expected the 20-character prompt id shown by \`prompts status\`, got "${text}"`);
   return id;
 }
 
 function parseBatchId(text: string): string {
-  const id = text.trim();
+  const id = text.trim().toLowerCase();
   if (!isBatchId(id)) throw new UsageError(`batch: expected the 16-character id printed by \`prompts send\`, got "${text}"`);
   return id;
 }
