@@ -87,7 +87,7 @@ export interface MintpipeConfig {
     unstableRetries: number;
   };
   prompts: {
-    /** Prompt steps run at once per worker (each is a short send or poll; waiting prompts hold none). @default 32 */
+    /** Prompt steps run at once per worker process, 1–1024 (each is a short send or poll; waiting prompts hold none). @default 256 */
     concurrency: number;
     /** First poll delay after a send. @default 2000 */
     pollInitialMs: number;

@@ -36,7 +36,8 @@ function chainLine(c: ChainSummary): string {
 
 function promptLine(p: PromptSummary, chainJobs: ChainJobs): string {
   const kind = p.kind === 'create' ? 'create ' : '';
-  return `  ${p.promptId}  ${where(p)}  ${target(p, chainJobs)}  ${kind}${p.status}${p.held ? ' (held)' : ''}${p.sentAt ? `  sent ${p.sentAt}` : ''}${p.prLink ? `  ${p.prLink}` : ''}`;
+  const sent = p.sentAt ? `  sent ${p.sentAt}${p.sentBy ? ` by batch ${p.sentBy}` : ''}` : '';
+  return `  ${p.promptId}  ${where(p)}  ${target(p, chainJobs)}  ${kind}${p.status}${p.held ? ' (held)' : ''}${sent}${p.prLink ? `  ${p.prLink}` : ''}`;
 }
 
 /** The report of `prompts status` and of `prompts send --wait` (text); `everyPrompt` lists each prompt too. */
@@ -66,7 +67,7 @@ export function formatBatchReport(status: BatchStatus, options: { everyPrompt?: 
       `sent before (${sentBefore.length}): the ledger has these rows sent by an earlier batch, so they were not sent again (\`prompts send --force FILE\` sends every row again):`,
     );
     for (const p of sentBefore.slice(0, CHAIN_LINES)) lines.push(`  ${where(p)}  ${target(p, chainJobs)}  ${p.status}  sent by batch ${p.sentBy}${p.sentAt ? ` at ${p.sentAt}` : ''}`);
-    if (sentBefore.length > CHAIN_LINES) lines.push(`  … ${sentBefore.length - CHAIN_LINES} more (--format json lists all)`);
+    if (sentBefore.length > CHAIN_LINES) lines.push(`  … ${sentBefore.length - CHAIN_LINES} more (--prompts --format json lists all, with sentBy)`);
   }
   const links = (status.prompts ?? []).filter((p) => p.prLink && p.chain === null);
   if (links.length > 0) {

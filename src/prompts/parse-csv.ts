@@ -2,7 +2,7 @@
  * CSV prompt files (RFC 4180): a header naming `projectId` and `prompt`, and `jobId` and `chain`
  * when used (any order; other columns ignored unless they read like one of these, `job_id`; an
  * empty field is an absent value); quoted fields may hold commas, doubled quotes and line breaks.
- * Every record has the header's number of fields. A record
+ * A value where the header names no column (an unquoted comma) refuses its record. A record
  * that cannot be parsed is reported at the line where it starts, and parsing goes on.
  *
  * Line numbers come from byte offsets, not from csv-parse's own line count (which drifts on CRLF
@@ -24,8 +24,10 @@ type Parsed = { kind: 'record'; fields: string[]; endByte: number } | { kind: 's
 interface HeaderColumns {
   /** Field index of each column the header names. */
   index: Partial<Record<Column, number>>;
-  /** Fields of the header: every record has as many. */
-  width: number;
+  /** Fields a record needs to reach every column the header names. */
+  needed: number;
+  /** Whether the header names a column at each field index (a trailing comma names none). */
+  named: boolean[];
 }
 
 export async function parseCsv(text: string, limits: PromptLimits, fileName: string): Promise<ParsedPrompts> {
@@ -50,11 +52,16 @@ export async function parseCsv(text: string, limits: PromptLimits, fileName: str
       continue;
     }
     if (record.every((field) => field.trim() === '')) continue;
-    // More fields than the header names is most often an unquoted comma in a prompt: taking the
-    // fields the header names would send the prompt cut at the comma.
-    if (record.length !== columns.width) {
-      const hint = record.length > columns.width ? ' (quote a prompt that holds commas: "…, …")' : '';
-      problems.push({ line, reason: `expected ${columns.width} fields as in the header, got ${record.length}${hint}` });
+    if (record.length < columns.needed) {
+      problems.push({ line, reason: `expected ${columns.needed} fields, got ${record.length}` });
+      continue;
+    }
+    // A value where the header names no column is most often an unquoted comma in a prompt: taking
+    // the named fields would send the prompt cut at the comma. (Empty trailing cells are fine.)
+    const named = columns.named;
+    const stray = record.findIndex((value, i) => !named[i] && value.trim() !== '');
+    if (stray >= 0) {
+      problems.push({ line, reason: `field ${stray + 1} has a value but the header names no column there (quote a prompt that holds commas: "…, …")` });
       continue;
     }
     const field = (column: Column) => (columns!.index[column] === undefined ? undefined : record[columns!.index[column]!]);
@@ -130,7 +137,9 @@ function headerColumns(header: string[], fileName: string): HeaderColumns {
   }
   const misspelled = misspelledField(names);
   if (misspelled) throw new UsageError(`${fileName}: CSV header: ${misspelled.replace('unknown field', 'unknown column')}`);
+  const twice = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].find((column) => names.indexOf(column) !== names.lastIndexOf(column));
+  if (twice) throw new UsageError(`${fileName}: CSV header names the column ${twice} twice`);
   const index: Partial<Record<Column, number>> = {};
   for (const column of [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS]) if (names.includes(column)) index[column] = names.indexOf(column);
-  return { index, width: header.length };
+  return { index, needed: Math.max(...Object.values(index)) + 1, named: names.map((name) => name !== '') };
 }

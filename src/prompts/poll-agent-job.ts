@@ -85,12 +85,17 @@ async function settle(scope: StepScope, record: PromptRecord, job: AgentJob, pol
     if (job.status === 'active') throw new Error('unreachable: active is not terminal');
     return scope.finish(record, job.status, { ...common, error: null });
   }
-  const moved = observedActive || job.status !== record.before?.status || job.prLink !== record.before?.prLink;
+  // Without the job's state from before the send (a row taken over from the ledger), only seeing
+  // it active shows that it ran.
+  const before = record.before;
+  const moved = observedActive || (before !== undefined && (job.status !== before.status || job.prLink !== before.prLink));
   // Without a sign the message was processed, the job's pull request is its earlier work, not this prompt's.
   if (!moved) common.prLink = null;
   const seen = moved
     ? `observed: the agent job ran and ended ${job.status}`
-    : `observed: no sign the message was processed (the agent job stayed ${job.status})`;
+    : before
+      ? `observed: no sign the message was processed (the agent job stayed ${job.status})`
+      : `observed: the agent job is ${job.status}, and its state before the send is unknown: no sign the message was processed`;
   return scope.finish(record, 'ambiguous', { ...common, error: `${record.error ?? 'send outcome unknown'}; ${seen}` });
 }
 

@@ -58,6 +58,11 @@ export function misspelledField(names: Iterable<string>): string | undefined {
   return undefined;
 }
 
+/** The name among `names` that misspells `field`, if any. */
+function nearMiss(names: readonly string[], field: (typeof PROMPT_FIELDS)[number]): string | undefined {
+  return names.find((name) => name !== field && normalizedName(name) === normalizedName(field));
+}
+
 /** Ids that cannot be a URL path segment (URL parsing resolves dot segments). */
 const UNUSABLE_IDS = new Set(['.', '..']);
 
@@ -87,17 +92,20 @@ function optionalId(name: string, value: unknown): string | undefined | { reason
  * row's chain when that much could be read).
  */
 export function validatePrompt(fields: Record<string, unknown>, limits: PromptLimits, options: { emptyIsAbsent?: boolean } = {}): PromptInput | { reason: string; chain?: string } {
-  const misspelled = misspelledField(Object.keys(fields));
-  if (misspelled) return { reason: misspelled };
-  // JSON can leave a field out; an explicit "" is a mistake there (CSV has no other way to say none).
-  if (!options.emptyIsAbsent) {
-    const empty = (['jobId', 'chain'] as const).find((name) => fields[name] === '');
-    if (empty) return { reason: `${empty}: empty (leave the field out for none)` };
-  }
-  const chain = optionalId('chain', fields.chain);
+  // The chain is read first, even under a misspelled name: a refused row still names its chain,
+  // so the chain's later rows are refused too (else the next one would become the chain's create).
+  const misspelledChain = 'chain' in fields ? undefined : nearMiss(Object.keys(fields), 'chain');
+  const chain = optionalId('chain', misspelledChain === undefined ? fields.chain : fields[misspelledChain]);
   if (typeof chain === 'object') return chain;
   if (chain !== undefined && chain.length > MAX_CHAIN_LENGTH) return { reason: `chain: longer than ${MAX_CHAIN_LENGTH} characters` };
   const problem = (reason: string) => (chain === undefined ? { reason } : { reason, chain });
+  const misspelled = misspelledField(Object.keys(fields));
+  if (misspelled) return problem(misspelled);
+  // JSON can leave a field out; an explicit "" or null is a mistake there (CSV has no other way to say none).
+  if (!options.emptyIsAbsent) {
+    const empty = (['jobId', 'chain'] as const).find((name) => fields[name] === '' || fields[name] === null);
+    if (empty) return problem(`${empty}: ${fields[empty] === null ? 'null' : 'empty'} (leave the field out for none)`);
+  }
   const projectId = checkId('projectId', fields.projectId);
   if (typeof projectId !== 'string') return problem(projectId.reason);
   const jobId = optionalId('jobId', fields.jobId);

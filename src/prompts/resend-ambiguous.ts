@@ -19,6 +19,8 @@ export interface ResendResult {
   resent: string[];
   /** Prompts of their chains that were held behind them and now go on. */
   released: string[];
+  /** Ambiguous prompts still observed on their agent jobs: not final, so not resent yet. */
+  observing: string[];
 }
 
 export interface ResendOptions {
@@ -54,5 +56,6 @@ export async function resendAmbiguous(
   }
   // The batch job writes the new states to the warehouse and starts the lanes' heads.
   if (resent.length > 0) await addBatchJob(deps.queue, batchId, await store.nextBatchGeneration(batchId));
-  return { batchId, resent, released };
+  const observing = records.filter((r) => r.status === 'ambiguous' && !r.done).map((r) => r.promptId);
+  return { batchId, resent, released, observing };
 }

@@ -6,7 +6,7 @@
  * job it was submitted to).
  */
 import { selectRows } from './select-rows.js';
-import { tableName } from './sql-text.js';
+import { stringLiteral, tableName } from './sql-text.js';
 import type { PromptEventKind, PromptStatus } from './prompt-events.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -133,4 +133,12 @@ export async function readPromptLedger(wh: Warehouse, query: LedgerQuery): Promi
     attempt: Number(r.l_attempt),
     recordedAtMs: Number(r.l_recorded_at),
   }));
+}
+
+/**
+ * Read-only SQL (for the CLI's warehouse reads, which take no parameters): how many ledger events
+ * the batch has. None means the batch was never started on this warehouse.
+ */
+export function batchEventCountSql(batchId: string): string {
+  return `SELECT count() AS n FROM prompt_events WHERE batch_id = ${stringLiteral(batchId)}`;
 }

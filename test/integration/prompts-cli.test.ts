@@ -141,6 +141,10 @@ describe('mintpipe prompts', () => {
       const unknown = await runCli(['prompts', command[0]!, '0123456789abcdef', ...command.slice(1)], env);
       expect([unknown.code, unknown.stderr.trim()], command[0]).toEqual([2, `mintpipe: batch 0123456789abcdef: no such batch: ${unknownText}`]);
     }
+    // A ledger that cannot be read cannot tell a lost batch from a mistyped id: it says so (exit 1).
+    const unreadable = await runCli(['prompts', 'status', '0123456789abcdef'], { ...env, CLICKHOUSE_URL: 'http://127.0.0.1:1' });
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.stderr.trim()).toMatch(/^mintpipe: batch 0123456789abcdef: not in Redis \(lost, or a mistyped id\), and the ledger could not be read to tell which: .*ECONNREFUSED/);
     const recover = await runCli(['prompts', 'recover', '0123456789abcdef'], env);
     expect([recover.code, recover.stderr.trim()]).toEqual([2, `mintpipe: batch 0123456789abcdef: nothing to recover: ${unknownText}`]);
     // The ledger has this batch; Redis under another prefix does not: what a Redis that lost it looks like.

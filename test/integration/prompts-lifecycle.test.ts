@@ -62,6 +62,31 @@ describe('a prompt whose send was interrupted', () => {
   });
 });
 
+describe('an ambiguous prompt taken over without the job\'s state before its send (from the ledger)', () => {
+  it('ends ambiguous without claiming the job ran, and is not credited with the pull request the job already had', async () => {
+    const stack = await open({ workers: false });
+    const ctx = contextOf(stack);
+    const jobId = [...Array(60).keys()].map((n) => `job-${n + 1}`).find((id) => stack.emulator.control.getJob('taken', id)?.prLink && stack.emulator.control.getJob('taken', id)?.status !== 'archived')!;
+    const batch = await stack.submit([{ projectId: 'taken', jobId, prompt: 'sent by a run Redis forgot' }]);
+    await startBatch(ctx, { batchId: batch.batchId });
+    const promptId = batch.promptIds[0]!;
+    const moved = await stack.store.transition(promptId, batch.batchId, { attempt: 0, from: ['queued'], to: 'ambiguous', set: { sentAt: Date.now(), error: 'the ledger shows it was sent' } });
+    expect(moved.ok).toBe(true);
+    expect((await stack.store.read(promptId))!.before).toBeUndefined();
+
+    let outcome: StepOutcome = { kind: 'wait', delayMs: 0, reason: 'start' };
+    for (let steps = 0; outcome.kind === 'wait' && steps < 50; steps++) {
+      await new Promise((r) => setTimeout(r, outcome.kind === 'wait' ? outcome.delayMs : 0));
+      outcome = await runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+    }
+    expect(outcome).toEqual({ kind: 'finished', status: 'ambiguous' });
+    const record = (await stack.store.read(promptId))!;
+    expect(record.error).toMatch(/its state before the send is unknown: no sign the message was processed/);
+    expect(record.prLink).toBeNull();
+    expect(stack.emulator.messages).toHaveLength(0);
+  });
+});
+
 describe('a chain whose stop was cut short', () => {
   it('writes the skipped steps to the warehouse when the stopped step runs again, though the dead run only skipped them in Redis', async () => {
     const stack = await open({ workers: false });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSeededArchived } from '../../src/emulator/index.js';
 import { promptsOver, openPromptStack, type PromptStack } from '../support/prompts-stack.js';
+import { PromptKeys } from '../../src/prompts/prompt-keys.js';
 
 const SEED = 42;
 let stack: PromptStack;
@@ -144,9 +145,13 @@ describe('sending a batch', () => {
     const batch = await stack.submit([{ projectId: 'resend', jobId, prompt: 'try me again' }]);
     expect((await stack.finish(batch.batchId)).byStatus.ambiguous).toBe(1);
     expect(received('try me again')).toBe(0);
+    // As if the ledger had shown this row sent by an earlier batch: once resent, the send is this batch's own.
+    await stack.runtime.redis.hset(new PromptKeys(stack.config.queuePrefix).prompt(batch.promptIds[0]!), 'sentBy', 'fedcba9876543210');
+    expect((await stack.store.read(batch.promptIds[0]!))!.sentBy).toBe('fedcba9876543210');
 
     const { resent } = await resendAmbiguous({ redis: stack.runtime.redis, queue: stack.runtime.queue('prompts'), prefix: stack.config.queuePrefix }, batch.batchId);
     expect(resent).toHaveLength(1);
+    expect((await stack.store.read(batch.promptIds[0]!))!.sentBy).toBeUndefined();
     const [p] = (await stack.finish(batch.batchId)).prompts!;
     expect(['completed', 'failed']).toContain(p!.status);
     expect(received('try me again')).toBe(1);

@@ -62,7 +62,7 @@ describe('the batch report', () => {
     expect(plain).not.toContain('prompts (2):');
     const every = formatBatchReport(batch([sentBefore, sentNow]), { everyPrompt: true }).split('\n');
     expect(every.slice(every.indexOf('prompts (2):') + 1)).toEqual([
-      `  ${'a'.repeat(20)}  line 1  acme/job-1  completed  sent 2026-11-25T10:00:00.000Z`,
+      `  ${'a'.repeat(20)}  line 1  acme/job-1  completed  sent 2026-11-25T10:00:00.000Z by batch fedcba9876543210`,
       `  ${'d'.repeat(20)}  line 2  acme/job-2  polling  sent 2026-11-25T11:00:00.000Z`,
     ]);
   });

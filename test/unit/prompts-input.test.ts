@@ -61,7 +61,7 @@ describe('prompt files', () => {
       { projectId: 'p', jobId: 'j4', prompt: 'a"b', line: 7 },
     ]);
     expect(file.problems.map((p) => p.line)).toEqual([6, 8, 9]);
-    expect(file.problems[0]!.reason).toBe('expected 4 fields as in the header, got 2');
+    expect(file.problems[0]!.reason).toBe('expected 3 fields, got 2');
     expect(file.problems[1]!.reason).toMatch(/^jobId: missing \(a row without a jobId starts a new agent job.*--allow-create\)$/);
     expect(file.problems[2]!.reason).toMatch(/^CSV: Quote Not Closed/);
   });
@@ -101,10 +101,40 @@ describe('prompt files', () => {
     expect(csv.problems.map((p) => [p.line, p.reason])).toEqual([[2, 'jobId: blank (leave it out for none)']]);
   });
 
-  it('refuses a CSV record with more fields than the header (an unquoted comma would cut the prompt short)', async () => {
-    const file = await parsePromptText('in.csv', 'projectId,jobId,prompt\np,j1,Fix the intro, then the outro\np,j2,"Fix the intro, then the outro"\n', limits);
-    expect(file.prompts.map((p) => [p.line, p.prompt])).toEqual([[3, 'Fix the intro, then the outro']]);
-    expect(file.problems.map((p) => [p.line, p.reason])).toEqual([[2, 'expected 3 fields as in the header, got 4 (quote a prompt that holds commas: "…, …")']]);
+  it('refuses a CSV record with a value where the header names no column (an unquoted comma would cut the prompt short); empty trailing cells are fine', async () => {
+    const text = ['projectId,jobId,prompt,', 'p,j1,Fix the intro, then the outro', 'p,j2,"Fix the intro, then the outro"', 'p,j3,spreadsheet row,,', 'p,j4,short row'].join('\n');
+    const file = await parsePromptText('in.csv', text, limits);
+    expect(file.prompts.map((p) => [p.line, p.prompt])).toEqual([
+      [3, 'Fix the intro, then the outro'],
+      [4, 'spreadsheet row'],
+      [5, 'short row'],
+    ]);
+    expect(file.problems.map((p) => [p.line, p.reason])).toEqual([[2, 'field 4 has a value but the header names no column there (quote a prompt that holds commas: "…, …")']]);
+  });
+
+  it('refuses a CSV header that names a column twice (one of the two values would be dropped)', async () => {
+    await expect(parsePromptText('in.csv', 'projectId,jobId,prompt,jobId\np,,hello,J1\n', limits, { allowCreate: true })).rejects.toThrow(
+      new UsageError('in.csv: CSV header names the column jobId twice'),
+    );
+  });
+
+  it("refuses a chain's later rows after a row refused for its fields, so none of them becomes the chain's create", async () => {
+    const rows = [
+      '{"projectId":"p","job_id":"J","prompt":"a","chain":"c"}',
+      '{"projectId":"p","prompt":"b","chain":"c"}',
+      '{"projectId":"p","jobId":"","prompt":"a","Chain":"d"}',
+      '{"projectId":"p","prompt":"b","chain":"d"}',
+      '{"projectId":"p","jobId":null,"prompt":"a"}',
+    ];
+    const file = await parsePromptText('in.jsonl', rows.join('\n'), limits, { allowCreate: true });
+    expect(file.prompts).toEqual([]);
+    expect(file.problems.map((p) => [p.line, p.reason.replace(/ \(.*\)$/, '')])).toEqual([
+      [1, 'unknown field "job_id"'],
+      [2, 'chain "c": not sent, because line 1 of the chain was refused'],
+      [3, 'unknown field "Chain"'],
+      [4, 'chain "d": not sent, because line 3 of the chain was refused'],
+      [5, 'jobId: null'],
+    ]);
   });
 
   it('refuses a CSV header without the projectId and prompt columns, naming what is missing', async () => {

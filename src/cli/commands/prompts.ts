@@ -11,7 +11,7 @@
  * 2 for a batch neither Redis nor the ledger knows (a mistyped id); else 0.
  */
 import type { Command } from 'commander';
-import { UsageError } from '../../errors.js';
+import { MintpipeError, UsageError } from '../../errors.js';
 import type { BatchStatus } from '../../prompts/index.js';
 import { isBatchId } from '../../prompts/prompt-ids.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
@@ -84,8 +84,11 @@ export function register(program: Command): void {
         const queue = runtime.queue(QUEUE_NAMES.prompts);
         const result = await resendAmbiguous({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId, { promptId }).catch(whenMissing(batchId));
         const held = result.released.length > 0 ? `; ${result.released.length} held prompt(s) of their chains go on` : '';
-        const line =
-          result.resent.length === 0 ? `batch ${batchId}: nothing to resend (no ambiguous prompt)\n` : `batch ${batchId}: ${result.resent.length} ambiguous prompt(s) queued again${held}\n`;
+        const nothing =
+          result.observing.length > 0
+            ? `nothing to resend yet: ${result.observing.length} ambiguous prompt(s) still being observed on their agent jobs (resend once they are final)`
+            : 'nothing to resend (no ambiguous prompt)';
+        const line = result.resent.length === 0 ? `batch ${batchId}: ${nothing}\n` : `batch ${batchId}: ${result.resent.length} ambiguous prompt(s) queued again${held}\n`;
         if (!flags.wait) {
           if (flags.format === 'json') writeJson(result);
           else process.stdout.write(line);
@@ -133,20 +136,27 @@ const UNKNOWN_BATCH = 'neither Redis nor the ledger knows it (check the id, MINT
 function whenMissing(batchId: string): (err: unknown) => Promise<never> {
   return async (err) => {
     const { BatchNotFoundError } = await import('../../prompts/index.js');
-    if (err instanceof BatchNotFoundError && !(await ledgerKnows(batchId))) throw new UsageError(`batch ${batchId}: no such batch: ${UNKNOWN_BATCH}`);
+    if (!(err instanceof BatchNotFoundError)) throw err;
+    const known = await ledgerHas(batchId);
+    if (known === false) throw new UsageError(`batch ${batchId}: no such batch: ${UNKNOWN_BATCH}`);
+    if (known instanceof Error) throw unreadableLedger(batchId, known);
     throw err;
   };
 }
 
-/** Whether the ledger has any event of the batch; true when it cannot be read (then Redis's word stands). */
-async function ledgerKnows(batchId: string): Promise<boolean> {
-  const { readWarehouse } = await import('../read-warehouse.js');
+/** Not in Redis, and the ledger that would tell a lost batch from a mistyped id cannot be read. */
+function unreadableLedger(batchId: string, cause: Error): MintpipeError {
+  return new MintpipeError(`batch ${batchId}: not in Redis (lost, or a mistyped id), and the ledger could not be read to tell which: ${cause.message}`, { cause });
+}
+
+/** Whether the ledger has any event of the batch, or why it could not be read. */
+async function ledgerHas(batchId: string): Promise<boolean | Error> {
+  const [{ readWarehouse }, { batchEventCountSql }] = await Promise.all([import('../read-warehouse.js'), import('../../warehouse/prompt-ledger.js')]);
   try {
-    // The id was checked to be hex (parseBatchId): safe to inline.
-    const result = await readWarehouse(`SELECT count() AS n FROM prompt_events WHERE batch_id = '${batchId}'`, { timeoutMs: 10_000, maxRows: 1 }, 'prompts');
+    const result = await readWarehouse(batchEventCountSql(batchId), { timeoutMs: 10_000, maxRows: 1 }, 'prompts');
     return Number(result.rows[0]?.n) > 0;
-  } catch {
-    return true;
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
   }
 }
 
@@ -161,7 +171,11 @@ async function runRecover(batch: string, flags: { wait?: boolean; format: string
       () => true,
       (err: unknown) => (err instanceof BatchNotFoundError ? false : Promise.reject(err)),
     );
-    if (!inRedis && !(await ledgerKnows(batchId))) throw new UsageError(`batch ${batchId}: nothing to recover: ${UNKNOWN_BATCH}`);
+    if (!inRedis) {
+      const known = await ledgerHas(batchId);
+      // An unreadable ledger is the worker's to read: its recover job says what it finds.
+      if (known === false) throw new UsageError(`batch ${batchId}: nothing to recover: ${UNKNOWN_BATCH}`);
+    }
     const request = await requestRecovery(deps, batchId);
     const line = request.inRedis
       ? `batch ${batchId}: still in Redis; started again (its lanes are re-checked)`
