@@ -89,7 +89,7 @@ describe('mintpipe prompts', () => {
     const lines = text.stdout.split('\n');
     const at = lines.indexOf('prompts (3):');
     expect(at).toBeGreaterThan(0);
-    expect(lines.slice(at + 1, at + 4).map((l) => / line (\d) +cli\/(job-\d+)s+(completed|failed) {2}sent /.exec(l)?.slice(1, 3))).toEqual([
+    expect(lines.slice(at + 1, at + 4).map((l) => / line (\d) +cli\/(job-\d+) +(completed|failed) {2}sent /.exec(l)?.slice(1, 3))).toEqual([
       ['1', jobA],
       ['2', jobA],
       ['3', jobB],
