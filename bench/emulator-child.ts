@@ -7,6 +7,9 @@ const agentTimeJitter = Number(process.argv[4] ?? 0);
 const emulator = await startEmulator({ port: 0, latencyMs, agentTimeMs, agentTimeJitter, jobsPerProject: 1000 });
 process.stdout.write(`${emulator.url}\n`);
 process.on('SIGTERM', () => void emulator.close().then(() => process.exit(0)));
+// A bench that dies (Ctrl-C, a timeout's SIGTERM, a crash) takes its emulator with it: the IPC
+// channel of `fork` closes with the parent.
+process.on('disconnect', () => process.exit(0));
 // The parent asks for what the emulator saw (over the IPC channel of `fork`).
 process.on('message', (message) => {
   if (message !== 'stats') return;
