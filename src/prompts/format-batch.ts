@@ -24,9 +24,17 @@ function target(p: PromptSummary, chainJobs: ChainJobs = new Map()): string {
   return `${p.projectId}/${job}${p.chain === null ? '' : ` chain ${JSON.stringify(p.chain)}`}`;
 }
 
+/** `  <prompt id>  line 3  acme/job-7 chain "docs"`: how every prompt line of the report starts. */
+function promptHead(p: PromptSummary, chainJobs?: ChainJobs): string {
+  return `  ${p.promptId}  ${where(p)}  ${target(p, chainJobs)}`;
+}
+
+function kindAndStatus(p: PromptSummary): string {
+  return `${p.kind === 'create' ? 'create ' : ''}${p.status}`;
+}
+
 export function failureLine(p: PromptSummary, chainJobs?: ChainJobs): string {
-  const kind = p.kind === 'create' ? 'create ' : '';
-  return `  ${p.promptId}  ${where(p)}  ${target(p, chainJobs)}  ${kind}${p.status}${p.sentAt ? `  sent ${p.sentAt}` : ''}${p.error ? `  ${p.error}` : ''}`;
+  return `${promptHead(p, chainJobs)}  ${kindAndStatus(p)}${p.sentAt ? `  sent ${p.sentAt}` : ''}${p.error ? `  ${p.error}` : ''}`;
 }
 
 function chainLine(c: ChainSummary): string {
@@ -35,9 +43,8 @@ function chainLine(c: ChainSummary): string {
 }
 
 function promptLine(p: PromptSummary, chainJobs: ChainJobs): string {
-  const kind = p.kind === 'create' ? 'create ' : '';
   const sent = p.sentAt ? `  sent ${p.sentAt}${p.sentBy ? ` by batch ${p.sentBy}` : ''}` : '';
-  return `  ${p.promptId}  ${where(p)}  ${target(p, chainJobs)}  ${kind}${p.status}${p.held ? ' (held)' : ''}${sent}${p.prLink ? `  ${p.prLink}` : ''}`;
+  return `${promptHead(p, chainJobs)}  ${kindAndStatus(p)}${p.held ? ' (held)' : ''}${sent}${p.prLink ? `  ${p.prLink}` : ''}`;
 }
 
 /** The report of `prompts status` and of `prompts send --wait` (text); `everyPrompt` lists each prompt too. */
@@ -59,7 +66,7 @@ export function formatBatchReport(status: BatchStatus, options: { everyPrompt?: 
   const held = (status.prompts ?? []).filter((p) => p.held);
   if (held.length > 0) {
     lines.push(`held (${held.length}), queued behind an ambiguous step of their chain; \`prompts resend ${status.batchId} --prompt ID\` sends that step again, \`prompts cancel ${status.batchId}\` ends them:`);
-    for (const p of held) lines.push(`  ${p.promptId}  ${where(p)}  ${target(p, chainJobs)}  held behind ${p.heldBehind ?? '(unknown)'}`);
+    for (const p of held) lines.push(`${promptHead(p, chainJobs)}  held behind ${p.heldBehind ?? '(unknown)'}`);
   }
   const sentBefore = (status.prompts ?? []).filter((p) => p.sentBy !== null);
   if (sentBefore.length > 0) {

@@ -44,23 +44,22 @@ export const PROMPT_FIELDS = ['projectId', 'jobId', 'prompt', 'chain'] as const;
 const normalizedName = (name: string) => name.toLowerCase().replace(/[\s_-]/g, '');
 
 /**
- * A field (or CSV column) that is not one of PROMPT_FIELDS but reads like one (`job_id`, `JobID`,
- * `project-id`): a typo that would silently drop the value, and a dropped jobId turns a follow-up
- * into a create, which cannot be undone. Returns the problem, naming the field meant. Other
- * unknown names (a notes column) are left alone.
+ * Fields (or CSV columns) that are not PROMPT_FIELDS but read like one (`job_id`, `JobID`,
+ * `project-id`), with the field meant: typos that would silently drop the value, and a dropped
+ * jobId turns a follow-up into a create, which cannot be undone. Other unknown names (a notes
+ * column) are left alone.
  */
-export function misspelledField(names: Iterable<string>): string | undefined {
-  for (const name of names) {
-    if ((PROMPT_FIELDS as readonly string[]).includes(name)) continue;
-    const meant = PROMPT_FIELDS.find((field) => normalizedName(field) === normalizedName(name));
-    if (meant) return `unknown field "${name}" (did you mean "${meant}"? fields are case-sensitive)`;
-  }
-  return undefined;
+function misspellings(names: readonly string[]): Array<{ name: string; meant: (typeof PROMPT_FIELDS)[number] }> {
+  return names.flatMap((name) => {
+    const meant = (PROMPT_FIELDS as readonly string[]).includes(name) ? undefined : PROMPT_FIELDS.find((field) => normalizedName(field) === normalizedName(name));
+    return meant ? [{ name, meant }] : [];
+  });
 }
 
-/** The name among `names` that misspells `field`, if any. */
-function nearMiss(names: readonly string[], field: (typeof PROMPT_FIELDS)[number]): string | undefined {
-  return names.find((name) => name !== field && normalizedName(name) === normalizedName(field));
+/** The problem with the first misspelled field among `names`, naming the field meant. */
+export function misspelledField(names: readonly string[]): string | undefined {
+  const [first] = misspellings(names);
+  return first && `unknown field "${first.name}" (did you mean "${first.meant}"? fields are case-sensitive)`;
 }
 
 /** Ids that cannot be a URL path segment (URL parsing resolves dot segments). */
@@ -94,8 +93,8 @@ function optionalId(name: string, value: unknown): string | undefined | { reason
 export function validatePrompt(fields: Record<string, unknown>, limits: PromptLimits, options: { emptyIsAbsent?: boolean } = {}): PromptInput | { reason: string; chain?: string } {
   // The chain is read first, even under a misspelled name: a refused row still names its chain,
   // so the chain's later rows are refused too (else the next one would become the chain's create).
-  const misspelledChain = 'chain' in fields ? undefined : nearMiss(Object.keys(fields), 'chain');
-  const chain = optionalId('chain', misspelledChain === undefined ? fields.chain : fields[misspelledChain]);
+  const chainKey = 'chain' in fields ? 'chain' : misspellings(Object.keys(fields)).find((m) => m.meant === 'chain')?.name;
+  const chain = optionalId('chain', chainKey === undefined ? undefined : fields[chainKey]);
   if (typeof chain === 'object') return chain;
   if (chain !== undefined && chain.length > MAX_CHAIN_LENGTH) return { reason: `chain: longer than ${MAX_CHAIN_LENGTH} characters` };
   const problem = (reason: string) => (chain === undefined ? { reason } : { reason, chain });

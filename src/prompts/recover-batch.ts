@@ -29,13 +29,19 @@ export interface RecoveryRequest {
   jobId: string;
 }
 
-export async function requestRecovery(deps: { redis: Redis; queue: Queue; prefix: string }, batchId: string): Promise<RecoveryRequest> {
+export interface RecoveryOptions {
+  /** Runs before a rebuild is queued (the batch is not in Redis); throwing stops it. @default none */
+  beforeRebuild?: () => Promise<void>;
+}
+
+export async function requestRecovery(deps: { redis: Redis; queue: Queue; prefix: string }, batchId: string, options: RecoveryOptions = {}): Promise<RecoveryRequest> {
   const store = new PromptStore(deps.redis, deps.prefix);
   if (await store.batchMeta(batchId)) {
     const generation = await store.nextBatchGeneration(batchId);
     await addBatchJob(deps.queue, batchId, generation);
     return { batchId, inRedis: true, jobId: `b-${batchId}-${generation}` };
   }
+  await options.beforeRebuild?.();
   return { batchId, inRedis: false, jobId: await addRecoverJob(deps.queue, batchId) };
 }
 

@@ -163,20 +163,17 @@ async function ledgerHas(batchId: string): Promise<boolean | Error> {
 async function runRecover(batch: string, flags: { wait?: boolean; format: string }): Promise<number> {
   checkFormat(flags.format);
   const batchId = parseBatchId(batch);
-  const { allDelivered, BatchNotFoundError, batchStatus, loadContext, requestRecovery, waitForRecovery, withRuntime } = await load();
+  const { allDelivered, loadContext, requestRecovery, waitForRecovery, withRuntime } = await load();
   return withRuntime(loadContext({ oneShot: true }), async (runtime) => {
     const deps = { redis: runtime.redis, queue: runtime.queue(QUEUE_NAMES.prompts), prefix: runtime.config.queuePrefix };
     if (flags.wait && !(await runtime.hasWorkers(QUEUE_NAMES.prompts))) runtime.client();
-    const inRedis = await batchStatus(runtime.redis, deps.prefix, batchId).then(
-      () => true,
-      (err: unknown) => (err instanceof BatchNotFoundError ? false : Promise.reject(err)),
-    );
-    if (!inRedis) {
-      const known = await ledgerHas(batchId);
-      // An unreadable ledger is the worker's to read: its recover job says what it finds.
-      if (known === false) throw new UsageError(`batch ${batchId}: nothing to recover: ${UNKNOWN_BATCH}`);
-    }
-    const request = await requestRecovery(deps, batchId);
+    const request = await requestRecovery(deps, batchId, {
+      // A rebuild of a batch the ledger does not know could only fail. An unreadable ledger is the
+      // worker's to read: its recover job says what it finds.
+      beforeRebuild: async () => {
+        if ((await ledgerHas(batchId)) === false) throw new UsageError(`batch ${batchId}: nothing to recover: ${UNKNOWN_BATCH}`);
+      },
+    });
     const line = request.inRedis
       ? `batch ${batchId}: still in Redis; started again (its lanes are re-checked)`
       : `batch ${batchId}: recovery queued — a worker rebuilds it from the ledger (never sent: sent; sent: polled or ambiguous)`;
