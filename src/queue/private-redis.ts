@@ -20,8 +20,6 @@ import { registerSecret, type Logger } from '../logger.js';
 const LEASE_TTL_MS = 15_000;
 const LEASE_REFRESH_MS = 5_000;
 const LEASE_PATTERN = 'mintpipe:private-redis:lease:*';
-/** How long a server whose process lives may take to answer before commands give up on it. */
-const BUSY_SERVER_WAIT_MS = 15_000;
 
 /** redis-server is missing and cannot be installed here. */
 export class RedisUnavailableError extends MintpipeError {
@@ -60,45 +58,15 @@ export async function acquireRedis(options: { url?: string; dataDir: string; log
 async function runningServer(dir: string): Promise<string | undefined> {
   const statePath = join(dir, 'server.json');
   if (!existsSync(statePath)) return undefined;
-  let state: ServerState;
   try {
-    state = JSON.parse(readFileSync(statePath, 'utf8')) as ServerState;
-  } catch {
-    // A torn state file: start a fresh server.
-    return undefined;
-  }
-  registerSecret(state.password);
-  const url = serverUrl(state);
-  if (await answersPing(url)) return url;
-  // A busy machine can keep a live server from answering within the ping's second. While its
-  // process lives, wait for it: a second server on the same data would append to the same files.
-  const deadline = Date.now() + BUSY_SERVER_WAIT_MS;
-  while (isRedisProcess(state.pid)) {
-    if (Date.now() > deadline) {
-      throw new RedisUnavailableError(
-        `the private redis-server (pid ${state.pid}, port ${state.port}) runs but does not answer; not starting a second one on the same data (see ${join(dir, 'redis.log')})`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 250));
+    const state = JSON.parse(readFileSync(statePath, 'utf8')) as ServerState;
+    registerSecret(state.password);
+    const url = serverUrl(state);
     if (await answersPing(url)) return url;
+  } catch {
+    // A stale or torn state file: start a fresh server.
   }
   return undefined;
-}
-
-/** Whether `pid` is a live redis-server (a reused pid of another program is not). */
-function isRedisProcess(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    // EPERM: it lives, under another user.
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('redis-server');
-  } catch {
-    return true; // no /proc (not Linux): the live pid is taken at its word
-  }
 }
 
 async function startServer(dir: string, logger: Logger): Promise<string> {
