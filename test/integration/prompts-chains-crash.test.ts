@@ -39,8 +39,8 @@ function startWorker(env: Record<string, string>): ChildProcess {
 
 describe('a batch of chains that create their jobs, its worker killed mid-batch', () => {
   it('is finished by a new worker: no create or message POSTed twice, each chain in order on its own job, in-flight steps ambiguous', async () => {
-    // Every create and message is processed 300 ms after it arrives, so a kill catches POSTs in flight.
-    emulator = await startEmulator({ port: 0, seed: 11, agentTimeMs: 150, faults: { slowRate: 1, slowMs: 300, routes: ['message', 'create'] } });
+    // Every create and message is processed 600 ms after it arrives, so a kill catches POSTs in flight.
+    emulator = await startEmulator({ port: 0, seed: 11, agentTimeMs: 150, faults: { slowRate: 1, slowMs: 600, routes: ['message', 'create'] } });
     const env = {
       REDIS_URL: process.env.REDIS_URL!,
       MINTLIFY_API_URL: emulator.url,
@@ -68,10 +68,15 @@ describe('a batch of chains that create their jobs, its worker killed mid-batch'
 
     const first = startWorker(env);
     const sendingNow = async () => (await store.readMany(batch.promptIds)).filter((r) => r?.status === 'sending').map((r) => r!);
-    // Kill once some POSTs were processed and others are on their way (creates and messages alike).
-    await until('POSTs in flight after some were processed', async () => {
-      const inFlight = await sendingNow();
-      return emulator!.creates.length + emulator!.messages.length >= 6 && inFlight.length > 0 ? true : undefined;
+    // Kill once some POSTs were processed and others are on their way (creates and messages alike). The kill
+    // follows a send that has just begun (not seen sending at the previous look), so it still has most of the
+    // emulator's 600 ms ahead of it even on a loaded machine: one seen sending earlier may be answered first.
+    let seen = new Set<string>();
+    await until('a POST just begun after some were processed', async () => {
+      const now = await sendingNow();
+      const fresh = now.some((r) => !seen.has(r.promptId));
+      seen = new Set(now.map((r) => r.promptId));
+      return emulator!.creates.length + emulator!.messages.length >= 6 && fresh ? true : undefined;
     }, 40_000, 20);
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));
