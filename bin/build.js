@@ -60,6 +60,9 @@ const result = await build({
   // Whitespace and comments out: half the text for V8 to read and keep (and ASCII only, so one
   // byte a character). Names stay, so an unexpected error's stack still reads.
   minifyWhitespace: true,
+  // Licence comments go to main.cjs.LEGAL.txt beside the bundle: the one in the text was its only
+  // non-ASCII character (©), and an ASCII bundle is read without decoding (bin/compiled.js).
+  legalComments: 'external',
   define: { 'import.meta.url': '__mintpipeImportMetaUrl' },
   banner: {
     js: [
@@ -91,6 +94,9 @@ for (const file of result.outputFiles) {
       if (text.split(from).length !== 2) throw new Error(`bin/build.js: esbuild's module wrapper changed: "${from}" not found once in ${file.path}`);
       text = text.replace(from, to);
     }
+    // bin/compiled.js reads the bundle as Latin-1, which is only the same text while it is ASCII.
+    const offset = text.search(/[^\x00-\x7f]/);
+    if (offset !== -1) throw new Error(`bin/build.js: ${file.path} is not ASCII at offset ${offset} ("${text.slice(Math.max(0, offset - 30), offset + 10)}")`);
   }
   writeFileSync(file.path, text);
 }

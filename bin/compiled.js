@@ -49,7 +49,9 @@ export function runCompiled(entry, command) {
     createRequire(import.meta.url)(entry);
     return;
   }
-  const source = readFileSync(entry, 'utf8');
+  // The build writes ASCII only (bin/build.js checks), so Latin-1 reads the same text as UTF-8
+  // without decoding it: ~25 ms less per start for 3.3 MB, measured 26–41 ms against 1–4 ms warm.
+  const source = readFileSync(entry, 'latin1');
   const cacheFile = join(dirname(entry), 'cache', `${cacheName(command)}.bin`);
   const cache = readCache(cacheFile);
   const script = new Script(Module.wrap(source), { filename: entry, cachedData: cache?.data });
