@@ -241,6 +241,24 @@ describe('the gate refuses, with one line naming what it refused, and nothing is
   });
 });
 
+describe('user-defined functions', () => {
+  it('refuses each SQL function in the warehouse by name, one created since the engine started and one whose name the engine escapes on disk', async () => {
+    // A function is a way around the gate's list (it calls file() under another name): each is refused.
+    await wh.client.command({ query: 'CREATE FUNCTION mp_read_file AS (p) -> file(p)' });
+    await wh.client.command({ query: 'CREATE FUNCTION `mp-twice ü` AS (x) -> x * 2' });
+    for (const [sql, name] of [
+      [`SELECT mp_read_file('${outfile}')`, 'mp_read_file'],
+      ['SELECT `mp-twice ü`(1)', 'mp-twice ü'],
+    ]) {
+      const error = await rejection(runQuery(wh, sql!));
+      expect(error).toBeInstanceOf(QueryRefusedError);
+      expect((error as Error).message).toBe(`query: function ${name}() is not allowed (user-defined)`);
+    }
+    // Ordinary functions still run.
+    expect((await runQuery(wh, 'SELECT plus(1, 2) AS n')).rows).toEqual([{ n: 3 }]);
+  });
+});
+
 describe('M4: an escape tried through every allowed statement kind is refused', () => {
   const escapes: Array<[string, () => string, RegExp]> = [
     ['SELECT', () => "SELECT * FROM file('/etc/passwd', 'LineAsString')", /table function file\(\)/],
