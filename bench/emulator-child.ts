@@ -30,7 +30,26 @@ process.on('message', (message) => {
     .filter((run) => `${run.projectId}\u0000${run.jobId}` === longest.key)
     .sort((a, b) => a.receivedAt - b.receivedAt)
     .map((run) => ({ receivedAt: run.receivedAt, endedAt: run.receivedAt + run.runMs }));
+  // Every job's runs in order: when its first was received, and each gap from a run's end to the next.
+  const runsOf = new Map<string, { receivedAt: number; runMs: number }[]>();
+  for (const run of [...emulator.creates, ...emulator.messages]) {
+    const key = `${run.projectId}\u0000${run.jobId}`;
+    runsOf.set(key, [...(runsOf.get(key) ?? []), run]);
+  }
+  const firstReceived: number[] = [];
+  const gaps: number[] = [];
+  let lastEnded = 0;
+  for (const runs of runsOf.values()) {
+    runs.sort((a, b) => a.receivedAt - b.receivedAt);
+    firstReceived.push(runs[0]!.receivedAt);
+    for (let i = 1; i < runs.length; i++) gaps.push(runs[i]!.receivedAt - (runs[i - 1]!.receivedAt + runs[i - 1]!.runMs));
+    const last = runs[runs.length - 1]!;
+    lastEnded = Math.max(lastEnded, last.receivedAt + last.runMs);
+  }
   process.send?.({
+    firstReceived,
+    gaps,
+    lastEnded,
     messageRequests: emulator.counters.messageRequests,
     createRequests: emulator.counters.createRequests,
     jobRequests: emulator.counters.jobRequests,

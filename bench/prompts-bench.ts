@@ -7,13 +7,14 @@
  * plus one round trip per prompt of it. Reports makespan / ideal, polls per prompt, and API calls
  * per prompt (checks, POSTs and polls).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/index.js';
 import { Runtime } from '../src/cli/runtime.js';
 import { isSeededArchived } from '../src/emulator/index.js';
 import { createLogger } from '../src/logger.js';
+import { runQuery } from '../src/warehouse/index.js';
 import { batchStatus, submitBatch, waitForBatch, type PromptInput } from '../src/prompts/index.js';
 import { QUEUE_NAMES } from '../src/queue/queue-names.js';
 import { spawnEmulator } from './spawn-emulator.js';
@@ -74,6 +75,7 @@ async function runCase(redisUrl: string, agentTimeMs: number, jitter: number, be
     await runtime.startWorkers([QUEUE_NAMES.prompts]);
     const roundTripMs = await measureRoundTrip(runtime);
     const before = await emulator.stats();
+    const cpuBefore = processCpu();
     const started = performance.now();
     const startedAt = Date.now();
     const batch = await submitBatch({ redis: runtime.redis, queue: runtime.queue(QUEUE_NAMES.prompts), prefix: config.queuePrefix }, benchCase.inputs, {
@@ -82,6 +84,9 @@ async function runCase(redisUrl: string, agentTimeMs: number, jitter: number, be
     });
     await waitForBatch(runtime.redis, config.queuePrefix, batch.batchId, { intervalMs: 20 });
     const makespanMs = performance.now() - started;
+    const cpu = processCpu();
+    // One insert per write of the ledger (each stamps its rows with one recorded_at).
+    const ledger = (await runQuery(await runtime.warehouse(), `SELECT uniqExact(recorded_at) AS inserts, count() AS rows FROM mintpipe.prompt_events WHERE batch_id = '${batch.batchId}'`)).rows[0]!;
     const endedAt = startedAt + makespanMs;
     const status = await batchStatus(runtime.redis, config.queuePrefix, batch.batchId, { prompts: true });
     const n = benchCase.inputs.length;
@@ -95,7 +100,9 @@ async function runCase(redisUrl: string, agentTimeMs: number, jitter: number, be
       `  ${benchCase.name}:`,
       `    makespan                 ${(makespanMs / 1000).toFixed(2)} s   ideal ${(idealMs / 1000).toFixed(2)} s (longest job: ${seen.longestChainRuns} runs of ${(seen.longestChainAgentMs / 1000).toFixed(2)} s + a ${roundTripMs.toFixed(1)} ms round trip each)   → ${(makespanMs / idealMs).toFixed(2)}× the ideal`,
       `    longest job's waits      ${longestJobWaits(startedAt, endedAt, seen.longestChainRunTimes)}`,
+      `    all jobs                 first send ${spread(seen.firstReceived.map((t) => t - startedAt))}; run end → next send ${spread(seen.gaps)}; last run end → batch done +${(endedAt - seen.lastEnded).toFixed(0)} ms`,
       `    polls per prompt         ${(polls / n).toFixed(2)}`,
+      `    CPU (this process)       ${cpu && cpuBefore ? `${((cpu.all - cpuBefore.all) / 1000).toFixed(1)} s, of which main thread ${((cpu.main - cpuBefore.main) / 1000).toFixed(1)} s` : 'n/a'}; ledger ${String(ledger.inserts)} inserts of ${String(ledger.rows)} rows`,
       `    API calls per prompt     ${(calls / n).toFixed(2)}   (${seen.createRequests} creates, ${seen.messageRequests} messages, ${seen.jobRequests - before.jobRequests} job reads)`,
       `    outcomes                 ${counts}${status.held ? ` (${status.held} held)` : ''}; POSTs processed ${seen.creates + seen.messages}, duplicates ${seen.duplicates}, sent to an active job ${seen.sentWhileActive}`,
     ];
@@ -103,6 +110,27 @@ async function runCase(redisUrl: string, agentTimeMs: number, jitter: number, be
     await runtime.close();
     emulator.stop();
   }
+}
+
+/** CPU milliseconds of this process so far: all its threads (the engine's included), and the main thread. Linux only. */
+function processCpu(): { all: number; main: number } | undefined {
+  const ticks = (stat: string) => {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, at 100 ticks per second
+  };
+  try {
+    return { all: ticks(readFileSync('/proc/self/stat', 'utf8')), main: ticks(readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8')) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** min / median / p90 / max of some milliseconds. */
+function spread(ms: readonly number[]): string {
+  if (ms.length === 0) return '-';
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(0);
+  return `min ${at(0)} p50 ${at(0.5)} p90 ${at(0.9)} max ${at(1)} ms`;
 }
 
 /**

@@ -14,6 +14,12 @@ export interface EmulatorStats {
   longestChainRuns: number;
   /** The longest job's runs in order: received and ended, epoch ms of the emulator's clock. */
   longestChainRunTimes: { receivedAt: number; endedAt: number }[];
+  /** Every job's first run: when the emulator received it (epoch ms). */
+  firstReceived: number[];
+  /** Every job's waits from a run's end to its next run's arrival (ms). */
+  gaps: number[];
+  /** When the last run of all ended (epoch ms). */
+  lastEnded: number;
 }
 
 export async function spawnEmulator(
