@@ -22,12 +22,13 @@ return 1
 
 /**
  * Moves a prompt to a new status. KEYS: prompt, batch counts, batch meta.
- * ARGV: attempt, allowed current statuses (comma-separated, or *), new status, done (1/0),
- * field/value pairs (an empty value deletes the field).
+ * ARGV: attempt, allowed current statuses (comma-separated, or *), new status, done (1/0), the
+ * send claim the record must still carry (empty: none asked), field/value pairs (an empty value
+ * deletes the field).
  * Returns {1, status, fields, finished} on success (finished: 1 when this made every prompt of
  * the batch final, so the caller sets its expiry without reading the batch again), {0, status}
  * when the current status is not allowed, {-1} when missing, {-2, status} for another attempt,
- * {-3, status} when already final.
+ * {-3, status} when already final, {-4, status} when the record no longer carries the claim.
  */
 export const TRANSITION = new LuaScript(`
 local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'version', 'done')
@@ -41,8 +42,9 @@ if ARGV[2] ~= '*' then
   end
   if not allowed then return {0, cur[1]} end
 end
+if ARGV[5] ~= '' and redis.call('HGET', KEYS[1], 'claim') ~= ARGV[5] then return {-4, cur[1]} end
 redis.call('HSET', KEYS[1], 'status', ARGV[3], 'version', tonumber(cur[3] or '0') + 1)
-for i = 5, #ARGV, 2 do
+for i = 6, #ARGV, 2 do
   if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 end
 local finished = 0

@@ -28,12 +28,18 @@ export interface TransitionRequest {
   to: PromptStatus;
   /** The outcome becomes final. @default false */
   done?: boolean;
+  /**
+   * The send claim the caller's record carries: the change applies only while the prompt still
+   * carries it. A run that outlived a Redis restart holds a claim the prompt made again from the
+   * ledger does not have, so its late changes cannot land on the prompt's new life. @default none
+   */
+  claim?: string;
   set?: FieldChanges;
 }
 
 export type TransitionResult =
   | { ok: true; record: PromptRecord }
-  | { ok: false; reason: 'missing' | 'other-attempt' | 'final' | 'wrong-status'; status?: PromptStatus };
+  | { ok: false; reason: 'missing' | 'other-attempt' | 'final' | 'wrong-status' | 'claim-lost'; status?: PromptStatus };
 
 export interface BatchMeta {
   batchId: string;
@@ -163,7 +169,7 @@ export class PromptStore {
     const reply = (await TRANSITION.run(
       this.redis,
       [this.keys.prompt(promptId), this.keys.batchCounts(batchId), this.keys.batch(batchId)],
-      [request.attempt, from, request.to, request.done ? '1' : '0', ...changeArgs(request.set)],
+      [request.attempt, from, request.to, request.done ? '1' : '0', request.claim ?? '', ...changeArgs(request.set)],
     )) as [number, string?, unknown?, number?];
     const code = Number(reply[0]);
     const status = reply[1] as PromptStatus | undefined;
@@ -173,7 +179,7 @@ export class PromptStore {
       if (Number(reply[3]) === 1) await this.expireBatch(batchId);
       return { ok: true, record };
     }
-    const reason = code === -1 ? 'missing' : code === -2 ? 'other-attempt' : code === -3 ? 'final' : 'wrong-status';
+    const reason = code === -1 ? 'missing' : code === -2 ? 'other-attempt' : code === -3 ? 'final' : code === -4 ? 'claim-lost' : 'wrong-status';
     return { ok: false, reason, status };
   }
 

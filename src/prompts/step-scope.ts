@@ -35,6 +35,8 @@ export class StepScope {
       from: [record.status],
       to,
       done,
+      // A send in flight is this run's only while the prompt still carries the run's claim.
+      claim: record.status === 'sending' ? record.claim : undefined,
       set,
     });
     if (result.ok) {

@@ -4,6 +4,7 @@ import { createLogger } from '../../src/logger.js';
 import { batchJobId, createPromptContext, promptJobId, runPromptStep, startBatch, type StepOutcome } from '../../src/prompts/index.js';
 import { queueKeyPrefix, QUEUE_NAMES } from '../../src/queue/queues.js';
 import { openPromptStack, promptsOver, type PromptStack } from '../support/prompts-stack.js';
+import { until } from '../support/wait.js';
 
 const stacks: PromptStack[] = [];
 afterAll(async () => {
@@ -59,6 +60,42 @@ describe('a prompt whose send was interrupted', () => {
     expect(stack.emulator.messages).toHaveLength(0);
     const rows = await stack.outcomes(batch.batchId);
     expect(rows).toMatchObject([{ status: 'ambiguous', polls: record.polls }]);
+  });
+});
+
+describe('a send still in flight when Redis forgot its prompt', () => {
+  it('leaves the prompt made again from the ledger alone: that one ends ambiguous through its own job, and nothing is posted twice', async () => {
+    const stack = await open({ workers: false });
+    const ctx = contextOf(stack);
+    const rows = [{ projectId: 'forgot', jobId: 'job-4', prompt: 'in flight while Redis restarts' }];
+    const batch = await stack.submit(rows);
+    await startBatch(ctx, { batchId: batch.batchId });
+    const promptId = batch.promptIds[0]!;
+    // The message is processed at once and answered 3 s later: Redis forgets the prompt meanwhile.
+    stack.emulator.control.script('message', [{ kind: 'delay', ms: 3000, when: 'after' }]);
+    const inFlight = runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+    await until('the message processed', async () => (stack.emulator.messages.length === 1 ? true : undefined));
+    // As a restart without persistence: every key of this installation is gone. The file comes again.
+    const redis = stack.runtime.redis;
+    const keys = await redis.keys(`{${stack.config.queuePrefix}*`);
+    expect(keys.length).toBeGreaterThan(0);
+    await redis.del(...keys);
+    expect((await stack.submit(rows)).batchId).toBe(batch.batchId);
+    await startBatch(ctx, { batchId: batch.batchId });
+    // Made again from the ledger's `sending` mark, without the claim of the run still in flight.
+    expect((await stack.store.read(promptId))!.status).toBe('sending');
+
+    // The answer comes: the old run does not take the new prompt for its own (it would leave it
+    // `polling` with no job to poll it, and the batch would never end).
+    expect(await inFlight).toEqual({ kind: 'skipped', reason: 'sent, but the record moved on: claim-lost' });
+    expect((await stack.store.read(promptId))!.status).toBe('sending');
+    let outcome: StepOutcome = { kind: 'wait', delayMs: 0, reason: 'start' };
+    for (let steps = 0; outcome.kind === 'wait' && steps < 50; steps++) {
+      await new Promise((r) => setTimeout(r, outcome.kind === 'wait' ? outcome.delayMs : 0));
+      outcome = await runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+    }
+    expect(outcome).toEqual({ kind: 'finished', status: 'ambiguous' });
+    expect(stack.emulator.messages).toHaveLength(1);
   });
 });
 
