@@ -26,10 +26,9 @@ const EXTERNAL = [
   // msgpackr (BullMQ's) loads an optional native extension by path.
   'msgpackr',
   'msgpackr-extract',
-  // pino starts worker threads from files of its own.
-  'pino',
-  'pino-*',
-  'thread-stream',
+  // pino is bundled: it starts worker threads from files of its own only for transports, and
+  // mintpipe uses none (pretty lines are written in-process, src/pretty-log-line.ts). Loading it
+  // from node_modules cost every command that logs ~50 ms of compiling.
   // The dashboard server and the queue UI's pages, read from their packages' folders. The board's
   // API and its BullMQ adapter are bundled, so they share the bundle's one BullMQ and ioredis
   // (the API finds the UI's folder with require.resolve, which the banner's require answers).
