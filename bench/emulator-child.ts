@@ -15,32 +15,24 @@ process.on('message', (message) => {
   if (message !== 'stats') return;
   const keys = emulator.messages.map((m) => `${m.projectId}\u0000${m.jobId}\u0000${m.prompt}`);
   const createKeys = emulator.creates.map((c) => `${c.projectId}\u0000${c.prompt}`);
-  // The agents' own time per job: the runs its create and messages started, one after another.
-  const agentMsByJob = new Map<string, number>();
-  for (const run of [...emulator.creates, ...emulator.messages]) {
-    const key = `${run.projectId}\u0000${run.jobId}`;
-    agentMsByJob.set(key, (agentMsByJob.get(key) ?? 0) + run.runMs);
-  }
-  const runsByJob = new Map<string, number>();
-  for (const run of [...emulator.creates, ...emulator.messages]) runsByJob.set(`${run.projectId}\u0000${run.jobId}`, (runsByJob.get(`${run.projectId}\u0000${run.jobId}`) ?? 0) + 1);
-  let longest = { agentMs: 0, runs: 0, key: '' };
-  for (const [key, agentMs] of agentMsByJob) if (agentMs > longest.agentMs) longest = { agentMs, runs: runsByJob.get(key)!, key };
-  // The longest job's runs in order: when each was received and when it ended (the emulator's clock).
-  const longestRuns = [...emulator.creates, ...emulator.messages]
-    .filter((run) => `${run.projectId}\u0000${run.jobId}` === longest.key)
-    .sort((a, b) => a.receivedAt - b.receivedAt)
-    .map((run) => ({ receivedAt: run.receivedAt, endedAt: run.receivedAt + run.runMs }));
-  // Every job's runs in order: when its first was received, and each gap from a run's end to the next.
+  // Each agent job's runs (its create and messages) in the order they arrived.
   const runsOf = new Map<string, { receivedAt: number; runMs: number }[]>();
   for (const run of [...emulator.creates, ...emulator.messages]) {
     const key = `${run.projectId}\u0000${run.jobId}`;
-    runsOf.set(key, [...(runsOf.get(key) ?? []), run]);
+    const runs = runsOf.get(key) ?? [];
+    runs.push(run);
+    runsOf.set(key, runs);
   }
+  // The job whose runs took longest in all (the agents' own time); every job's first arrival, its
+  // gaps from a run's end to the next run's arrival, and when the last run of all ended.
+  let longest: { agentMs: number; runs: { receivedAt: number; runMs: number }[] } = { agentMs: 0, runs: [] };
   const firstReceived: number[] = [];
   const gaps: number[] = [];
   let lastEnded = 0;
   for (const runs of runsOf.values()) {
     runs.sort((a, b) => a.receivedAt - b.receivedAt);
+    const agentMs = runs.reduce((sum, run) => sum + run.runMs, 0);
+    if (agentMs > longest.agentMs) longest = { agentMs, runs };
     firstReceived.push(runs[0]!.receivedAt);
     for (let i = 1; i < runs.length; i++) gaps.push(runs[i]!.receivedAt - (runs[i - 1]!.receivedAt + runs[i - 1]!.runMs));
     const last = runs[runs.length - 1]!;
@@ -58,7 +50,7 @@ process.on('message', (message) => {
     duplicates: keys.length - new Set(keys).size + createKeys.length - new Set(createKeys).size,
     sentWhileActive: emulator.messages.filter((m) => m.statusBefore === 'active').length,
     longestChainAgentMs: longest.agentMs,
-    longestChainRuns: longest.runs,
-    longestChainRunTimes: longestRuns,
+    longestChainRuns: longest.runs.length,
+    longestChainRunTimes: longest.runs.map((run) => ({ receivedAt: run.receivedAt, endedAt: run.receivedAt + run.runMs })),
   });
 });

@@ -23,7 +23,7 @@ setFlagsFromString('--heap-growing-percent=20');
 // functions with its optimizing compiler once they have run a little: that compile alone left a
 // process ~29 MB larger (one fetch peaks at 84 MB resident, 55 MB with llhttp kept on its baseline
 // code). A one-shot command parses a few responses, so the bar for that recompile is raised ~500×:
-// a long-running worker that parses a lot still gets it. The 352-page export benchmark ran within
+// a long-running worker that parses a lot still gets it. The export benchmark (401 pages) ran within
 // noise of the default (1.81 s against 1.83 s).
 setFlagsFromString('--wasm-tiering-budget=1000000000');
 // V8's young generation starts small and doubles (to 16 MB per half) while a run allocates; loading

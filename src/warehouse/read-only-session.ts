@@ -61,7 +61,7 @@ const SERVER_CATALOG_SQL = catalogSql(`SELECT groupArray(name) FROM system.funct
 const EMBEDDED_CATALOG_SQL = catalogSql(`SELECT groupArray(name) FROM system.user_defined_functions`);
 
 /** The names of the SQL functions stored under `location` (the engine's escaping undone: `%XX` is a byte). */
-export function storedSqlFunctions(location: string): string[] {
+function storedSqlFunctions(location: string): string[] {
   let files: string[];
   try {
     files = readdirSync(join(location, 'user_defined'));
