@@ -13,4 +13,10 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  {
+    // The bin's CommonJS files (bin/package.json): Node starts no ES module loader for them.
+    files: ['bin/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

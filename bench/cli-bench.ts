@@ -84,7 +84,7 @@ const stale = args.includes('--as-is') ? undefined : staleReason(process.cwd());
 if (stale) {
   process.stderr.write(`bench:cli: ${stale}: building dist/ first (npm run build)\n`);
   // esbuild bundles without typechecking: the bench runs someone's work in progress as it is.
-  spawnSync(process.execPath, ['bin/build.js'], { stdio: 'inherit' });
+  spawnSync(process.execPath, ['bin/build.mjs'], { stdio: 'inherit' });
 }
 
 const redisDir = join(scratch, 'redis');

@@ -27,7 +27,7 @@ export async function spawnEmulator(
   agentTimeMs = 1000,
   agentTimeJitter = 0,
 ): Promise<{ url: string; child: ChildProcess; stats(): Promise<EmulatorStats>; stop(): void }> {
-  const child = fork('bin/run-ts.js', ['bench/emulator-child.ts', String(latencyMs), String(agentTimeMs), String(agentTimeJitter)], {
+  const child = fork('bin/run-ts.mjs', ['bench/emulator-child.ts', String(latencyMs), String(agentTimeMs), String(agentTimeJitter)], {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   const url = await new Promise<string>((resolve, reject) => {

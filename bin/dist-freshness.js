@@ -1,11 +1,12 @@
-// Whether dist/ (the bundle bin/build.js makes) still matches the TypeScript sources it was built
+// Whether dist/ (the bundle bin/build.mjs makes) still matches the TypeScript sources it was built
 // from: shared by bin/mintpipe.js (which runs the sources through tsx when it does not) and the
 // benchmarks.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+'use strict';
+const { existsSync, readFileSync, statSync } = require('node:fs');
+const { join } = require('node:path');
 
 /** The entry point of the built CLI under `root`. */
-export function compiledEntry(root) {
+function compiledEntry(root) {
   return join(root, 'dist', 'cli', 'main.cjs');
 }
 
@@ -13,7 +14,7 @@ export function compiledEntry(root) {
  * What else decides the bundle's contents: the packages bundled into it (an `npm install pkg@x`
  * does not run "prepare"), the build script and its settings.
  */
-const BUILD_INPUTS = ['package.json', 'package-lock.json', join('node_modules', '.package-lock.json'), 'tsconfig.json', join('bin', 'build.js')];
+const BUILD_INPUTS = ['package.json', 'package-lock.json', join('node_modules', '.package-lock.json'), 'tsconfig.json', join('bin', 'build.mjs'), join('bin', 'package.json')];
 
 /**
  * Why dist/ cannot be trusted, or undefined when it can: no build, or a source that went into it
@@ -22,7 +23,7 @@ const BUILD_INPUTS = ['package.json', 'package-lock.json', join('node_modules', 
  * installed package whose files all carry the same time (npm tarballs) or that has no sources
  * (the image) counts as built.
  */
-export function staleReason(root) {
+function staleReason(root) {
   const entry = compiledEntry(root);
   const manifest = join(root, 'dist', 'cli', 'build.json');
   if (!existsSync(entry) || !existsSync(manifest)) return 'dist/ is not built';
@@ -40,3 +41,5 @@ export function staleReason(root) {
   }
   return undefined;
 }
+
+module.exports = { compiledEntry, staleReason };

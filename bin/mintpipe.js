@@ -4,13 +4,15 @@
 // missing or older than its sources (a developer editing src/, the tests run against an edited
 // tree): a stale build must never hide a source change. MINTPIPE_USE_DIST=1 (the Docker image)
 // always runs dist/ and skips the check.
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { runCompiled } from './compiled.js';
-import { compiledEntry, staleReason } from './dist-freshness.js';
+// CommonJS (bin/package.json), not an ES module: Node 20 starts its ES module loader only for an
+// ES module entry, ~15 ms before the first line of a three-file bin like this one runs.
+'use strict';
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+const { pathToFileURL } = require('node:url');
+const { setFlagsFromString } = require('node:v8');
+const { runCompiled } = require('./compiled.js');
+const { compiledEntry, staleReason } = require('./dist-freshness.js');
 
 // The heap grows by at most 20% over what survived the last full collection, instead of V8's
 // default (up to 4×). An export allocates ~3 KB per row that dies within its batch (a sampling heap
@@ -35,12 +37,12 @@ setFlagsFromString('--wasm-tiering-budget=1000000000');
 const STEADY = new Set(['start', 'worker', 'dashboard', 'emulator', 'prompts']);
 if (!STEADY.has(process.argv[2])) setFlagsFromString('--semi-space-growth-factor=1');
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(__dirname, '..');
 const compiled = compiledEntry(root);
 
 function tsxAvailable() {
   try {
-    createRequire(import.meta.url).resolve('tsx/esm/api');
+    require.resolve('tsx/esm/api');
     return true;
   } catch {
     return false;
@@ -58,7 +60,8 @@ if (reason === undefined || (existsSync(compiled) && (forced || !tsxAvailable())
   }
   // Only people at a terminal are told; piped output (tests, scripts) stays exactly the command's.
   if (process.stderr.isTTY) process.stderr.write(`mintpipe: ${reason}: running the TypeScript sources through tsx (slower start; \`npm run build\` to refresh)\n`);
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(pathToFileURL(join(root, 'src', 'cli', 'main.ts')).href);
+  import('tsx/esm/api').then(({ register }) => {
+    register();
+    return import(pathToFileURL(join(root, 'src', 'cli', 'main.ts')).href);
+  });
 }

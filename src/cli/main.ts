@@ -55,7 +55,7 @@ for (const stream of [process.stdout, process.stderr]) {
  * an exit while a pipe still holds queued output cuts the output. Not when the last handle closes
  * either: the embedded engine keeps one open after it is closed. A reader that went away (EPIPE)
  * leaves the stream destroyed: nothing more to wait for. (A function, not top-level await: the
- * bundle bin/build.js makes is a CommonJS script, which V8 can cache compiled.)
+ * bundle bin/build.mjs makes is a CommonJS script, which V8 can cache compiled.)
  */
 async function run(): Promise<void> {
   const code = await main(process.argv);

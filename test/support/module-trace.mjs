@@ -3,7 +3,7 @@
  * every module it loaded to the file named by MODULE_TRACE_OUT: ES modules as the loader saw them
  * (a hook on its thread reports each URL), CommonJS ones from require's cache, and the modules of
  * the CLI bundle (dist/cli/main.cjs, one file) that ran, which the bundle lists itself when
- * `globalThis.__mintpipeModuleTrace` is an array (bin/build.js), as `bundle:/<path in the bundle>`.
+ * `globalThis.__mintpipeModuleTrace` is an array (bin/build.mjs), as `bundle:/<path in the bundle>`.
  * Plain JavaScript, so it runs before any TypeScript loader.
  */
 import { createRequire, register } from 'node:module';

@@ -21,7 +21,7 @@ const SOURCES = ['src/cli/main.ts', 'src/export/window.ts', 'config/index.ts'];
 function builtCheckout(): void {
   root = mkdtempSync(join(tmpdir(), 'mintpipe-freshness-'));
   for (const source of SOURCES) file(source, 1000);
-  for (const input of ['package-lock.json', 'node_modules/.package-lock.json', 'package.json', 'tsconfig.json', 'bin/build.js']) file(input, 1000);
+  for (const input of ['package-lock.json', 'node_modules/.package-lock.json', 'package.json', 'tsconfig.json', 'bin/build.mjs']) file(input, 1000);
   file('src/ops/page/index.html', 1000);
   file('dist/cli/main.cjs', 2000);
   file('dist/cli/build.json', 2000, JSON.stringify({ sources: SOURCES, packages: {} }));
@@ -40,7 +40,7 @@ describe('the built CLI in dist/', () => {
   });
 
   it('is not trusted once the packages it bundles, the build script or its settings change (npm install pkg@x runs no build)', () => {
-    for (const input of ['package-lock.json', 'node_modules/.package-lock.json', 'package.json', 'tsconfig.json', 'bin/build.js']) {
+    for (const input of ['package-lock.json', 'node_modules/.package-lock.json', 'package.json', 'tsconfig.json', 'bin/build.mjs']) {
       builtCheckout();
       file(input, 3000);
       expect(staleReason(root)).toBe(`${input} changed since the last build`);
