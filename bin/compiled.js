@@ -2,9 +2,10 @@
 // is some. Node 20 compiles every module on every start (Node 22 has a compile cache; 20 does not):
 // for a one-shot `export --wait` that was about a fifth of its time. A script's compiled code, taken
 // after a run, covers every function that run used, so the next run of the same command skips
-// compiling them. One cache per command (`export`, `query` …), in dist/cli/cache beside the bundle.
-// A run writes it when there is none, when V8 refuses it (another build, another Node) or when the
-// run ran more of the bundle's modules than the run that wrote it (a usage error's cache would
+// compiling them. One cache per command (`export`, `query` …) and script (the bundle, and each
+// vendor script it requires: dist/cli/vendor, bin/build.mjs), in dist/cli/cache beside the bundle.
+// A run writes a script's cache when there is none, when V8 refuses it (another build, another Node) or when the
+// run ran more of that script's modules than the run that wrote it (a usage error's cache would
 // otherwise serve every later `export`). The cache is only ever an optimisation: unreadable,
 // unwritable (a read-only install) or refused, the bundle compiles as usual. It lives in the
 // package's own directory, never a shared one: compiled code is trusted like the code itself.
@@ -50,21 +51,50 @@ function runCompiled(entry, command) {
     require(entry);
     return;
   }
-  // The build writes ASCII only (bin/build.mjs checks), so Latin-1 reads the same text as UTF-8
-  // without decoding it: ~25 ms less per start for 3.3 MB, measured 26–41 ms against 1–4 ms warm.
-  const source = readFileSync(entry, 'latin1');
-  const cacheFile = join(dirname(entry), 'cache', `${cacheName(command)}.bin`);
-  const cache = readCache(cacheFile);
-  const script = new Script(Module.wrap(source), { filename: entry, cachedData: cache?.data });
-  // Only the count is kept: the cached data itself is V8's now.
-  const cachedModules = cache !== undefined && !script.cachedDataRejected ? cache.modules : -1;
+  const name = cacheName(command);
+  const cacheDir = join(dirname(entry), 'cache');
+  const baseRequire = createRequire(entry);
+  /** Scripts run so far: file → module.exports. */
+  const ran = new Map();
+  const caches = [];
   process.once('exit', () => {
     // At exit, when every function this command ran has been compiled.
-    const modules = globalThis.__mintpipeModulesRun ?? 0;
-    if (modules > cachedModules) writeCache(cacheFile, modules, script.createCachedData());
+    const counts = globalThis.__mintpipeModulesRun ?? {};
+    for (const { file, script, cacheFile, cachedModules } of caches) {
+      const modules = counts[file] ?? 0;
+      if (modules > cachedModules) writeCache(cacheFile, modules, script.createCachedData());
+    }
   });
-  const module = { exports: {} };
-  script.runInThisContext()(module.exports, createRequire(entry), module, entry, dirname(entry));
+  /**
+   * Runs one script of the CLI (the bundle, or a vendor script it requires, bin/build.mjs) from its
+   * cache for this command: cache/<command>.bin for the bundle, cache/<command>.<vendor>.bin.
+   */
+  const run = (file, cacheFile) => {
+    // The build writes ASCII only (bin/build.mjs checks), so Latin-1 reads the same text as UTF-8
+    // without decoding it.
+    const source = readFileSync(file, 'latin1');
+    const cache = readCache(cacheFile);
+    const script = new Script(Module.wrap(source), { filename: file, cachedData: cache?.data });
+    // Only the count is kept: the cached data itself is V8's now.
+    caches.push({ file, script, cacheFile, cachedModules: cache !== undefined && !script.cachedDataRejected ? cache.modules : -1 });
+    const module = { exports: {} };
+    ran.set(file, module);
+    script.runInThisContext()(module.exports, scriptRequire, module, file, dirname(file));
+    return module.exports;
+  };
+  const vendorDir = join(dirname(entry), 'vendor');
+  // The scripts' require: a vendor script (`./vendor/queue.cjs` from the bundle, `./queue.cjs` from
+  // another vendor script) runs from its cache; anything else is Node's require from the bundle.
+  function scriptRequire(id) {
+    const vendor = /^\.\/(?:vendor\/)?([a-z]+)\.cjs$/.exec(id)?.[1];
+    if (vendor === undefined) return baseRequire(id);
+    const file = join(vendorDir, `${vendor}.cjs`);
+    return ran.get(file)?.exports ?? run(file, join(cacheDir, `${name}.${vendor}.bin`));
+  }
+  scriptRequire.resolve = baseRequire.resolve;
+  scriptRequire.cache = baseRequire.cache;
+  scriptRequire.main = baseRequire.main;
+  run(entry, join(cacheDir, `${name}.bin`));
 }
 
 module.exports = { cacheName, runCompiled };

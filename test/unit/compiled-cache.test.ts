@@ -25,9 +25,22 @@ function bundle(): string {
     entry,
     `'use strict';
 const square = (n) => n * n;
-globalThis.__mintpipeModulesRun = Number(process.env.MODULES);
-process.stdout.write(String(square(Number(process.env.N))) + ' ' + require('node:path').basename(__filename));`,
+(globalThis.__mintpipeModulesRun ??= {})[__filename] = Number(process.env.MODULES);
+const vendor = (process.env.VENDOR ?? '').split(',').filter(Boolean).map((name) => ' ' + require('./vendor/' + name + '.cjs').twice(Number(process.env.N))).join('');
+process.stdout.write(String(square(Number(process.env.N))) + ' ' + require('node:path').basename(__filename) + vendor);`,
   );
+  // A vendor script (bin/build.mjs), as the bundle requires it; it requires the other one as a vendor script does.
+  mkdirSync(join(dir, 'vendor'));
+  for (const [name, other] of [['queue', 'zod'], ['zod', undefined]]) {
+    writeFileSync(
+      join(dir, 'vendor', `${name}.cjs`),
+      `'use strict';
+(globalThis.__mintpipeModulesRun ??= {})[__filename] = Number(process.env.VENDOR_MODULES);
+const order = (globalThis.vendorRuns = (globalThis.vendorRuns ?? 0) + 1);
+${other ? `const inner = require('./${other}.cjs');` : ''}
+exports.twice = (n) => ${other ? `inner.twice(n) + ':' + ` : ''}String(2 * n) + ':${name}:' + order;`,
+    );
+  }
   return entry;
 }
 
@@ -92,5 +105,22 @@ describe('the compiled-code cache of the CLI bundle', () => {
     expect(run(entry, 'export')).toEqual({ code: 0, stdout: '49 main.cjs', stderr: '' });
     expect(run(entry, 'export')).toEqual({ code: 0, stdout: '49 main.cjs', stderr: '' });
     expect(readFileSync(join(entry, '..', 'cache'), 'utf8')).toBe('a file, not a directory');
+  });
+
+  it('runs a vendor script the bundle requires once, from a cache of its own for the command', () => {
+    const entry = bundle();
+    // queue.cjs requires zod.cjs: each runs once (a second run would count 3).
+    const env = { VENDOR: 'queue,zod', VENDOR_MODULES: '5' };
+    expect(run(entry, 'export', env)).toEqual({ code: 0, stdout: '49 main.cjs 14:zod:2:14:queue:1 14:zod:2', stderr: '' });
+    expect(header(cacheOf(entry, 'export'))).toBe(3);
+    expect(header(cacheOf(entry, 'export.queue'))).toBe(5);
+    expect(header(cacheOf(entry, 'export.zod'))).toBe(5);
+    const written = statSync(cacheOf(entry, 'export.queue')).mtimeMs;
+    expect(run(entry, 'export', { ...env, N: '8' })).toEqual({ code: 0, stdout: '64 main.cjs 16:zod:2:16:queue:1 16:zod:2', stderr: '' });
+    expect(statSync(cacheOf(entry, 'export.queue')).mtimeMs).toBe(written);
+    // Its count is its own: more modules in a vendor script replace that script's cache only.
+    run(entry, 'export', { ...env, VENDOR_MODULES: '9' });
+    expect(header(cacheOf(entry, 'export.queue'))).toBe(9);
+    expect(header(cacheOf(entry, 'export'))).toBe(3);
   });
 });
