@@ -42,11 +42,12 @@ const RENDER_SQL = 'SELECT formatQuerySingleLine({sql:String}) AS q';
 
 /** The catalog's query; `userFunctions` is the subquery that lists the functions that are not the engine's own. */
 const catalogSql = (userFunctions: string) => `SELECT
-  (SELECT groupArray(name) FROM system.tables WHERE database = {db:String}) AS own,
-  (SELECT groupArray(concat(database, '.', name)) FROM system.tables) AS all_tables,
+  tables.1 AS own,
+  tables.2 AS all_tables,
   (SELECT groupArray(name) FROM system.table_functions) AS table_functions,
   (${userFunctions}) AS user_functions,
-  (SELECT groupArray(name) FROM system.formats WHERE is_output) AS formats`;
+  (SELECT groupArray(name) FROM system.formats WHERE is_output) AS formats
+FROM (SELECT (groupArrayIf(name, database = {db:String}), groupArray(concat(database, '.', name))) AS tables FROM system.tables)`;
 
 /** On a server: SQL and executable user-defined functions alike. */
 const SERVER_CATALOG_SQL = catalogSql(`SELECT groupArray(name) FROM system.functions WHERE origin != 'System'`);
