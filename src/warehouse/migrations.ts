@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { toDateTime64 } from './datetime.js';
 import { insertRows } from './insert-rows.js';
 import type { Migration } from './migration.js';
+import { PARTS_CLEANUP_SETTINGS } from './migration-004-parts-cleanup.js';
 import { migrations } from './migration-list.js';
 import { selectRows } from './select-rows.js';
 import { tableName } from './sql-text.js';
@@ -39,7 +40,7 @@ export async function applyMigrations(wh: Warehouse, options: ApplyMigrationsOpt
       version UInt32,
       name String,
       applied_at DateTime64(3, 'UTC')
-    ) ENGINE = MergeTree ORDER BY version`,
+    ) ENGINE = MergeTree ORDER BY version SETTINGS ${PARTS_CLEANUP_SETTINGS}`,
   });
   const applied = new Set(await appliedMigrations(wh));
   const appliedNow: number[] = [];

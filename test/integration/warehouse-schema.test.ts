@@ -12,6 +12,7 @@ import {
   type Migration,
   type Warehouse,
 } from '../../src/warehouse/index.js';
+import { PARTS_CLEANUP_SETTINGS } from '../../src/warehouse/migration-004-parts-cleanup.js';
 
 // One embedded data directory per test file: the engine binds a process to one directory.
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-schema-'));
@@ -64,6 +65,39 @@ describe('warehouse schema', () => {
       { db: wh.database },
     );
     expect(tables).toHaveLength(1);
+  });
+
+  it('has every MergeTree table delete merged-away parts a second after it starts', async () => {
+    const tables = await selectRows<{ name: string; create: string }>(
+      wh,
+      "SELECT name, create_table_query AS create FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree' ORDER BY name",
+      { db: wh.database },
+    );
+    expect(tables.map((t) => t.name)).toContain('visitor_rows');
+    expect(tables.map((t) => t.name)).toContain('schema_migrations');
+    // migration_probe is the test table of the test above, not the warehouse's.
+    const without = tables.filter((t) => t.name !== 'migration_probe').filter((t) => !/cleanup_delay_period = 1\b/.test(t.create) || !/cleanup_delay_period_random_add = 0\b/.test(t.create));
+    expect(without.map((t) => t.name)).toEqual([]);
+  });
+
+  it('with those settings, the engine deletes the parts a merge replaced within seconds', async () => {
+    const table = `${wh.database}.cleanup_probe`;
+    await wh.client.command({ query: `CREATE TABLE ${table} (x UInt32) ENGINE = MergeTree ORDER BY x SETTINGS ${PARTS_CLEANUP_SETTINGS}` });
+    for (let i = 0; i < 5; i++) await wh.client.command({ query: `INSERT INTO ${table} VALUES (${i})` });
+    await wh.client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
+    const outdated = async () => {
+      const [row] = await selectRows<{ n: number | string }>(wh, "SELECT countIf(NOT active) AS n FROM system.parts WHERE database = {db:String} AND table = 'cleanup_probe'", {
+        db: wh.database,
+      });
+      return Number(row?.n);
+    };
+    expect(await outdated()).toBe(5);
+    // The engine's default (30 s and up to 10 more) would leave them for the whole wait.
+    const deadline = Date.now() + 6_000;
+    while ((await outdated()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await outdated()).toBe(0);
+    const [count] = await selectRows<{ n: number | string }>(wh, `SELECT count() AS n FROM ${table}`);
+    expect(Number(count?.n)).toBe(5);
   });
 
   it('gives the visitors view exactly the contract columns', async () => {
