@@ -38,7 +38,4 @@ export function newBatchSalt(): string {
   return `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
 }
 
-/** Batch ids as the CLI accepts them back (`prompts status BATCH`). */
-export function isBatchId(text: string): boolean {
-  return /^[0-9a-f]{16}$/.test(text);
-}
+export { isBatchId } from './batch-id-format.js';

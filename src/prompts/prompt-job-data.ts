@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { MintpipeError } from '../errors.js';
-import { isBatchId } from './prompt-ids.js';
+import { isBatchId } from './batch-id-format.js';
 import { BATCH_JOB, PROMPT_JOB, type BatchJobData, type PromptJobData } from './prompt-jobs.js';
 
 const batchId = z.string().refine(isBatchId, 'expected a batch id (16 hex digits)');

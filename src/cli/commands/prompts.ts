@@ -13,7 +13,7 @@
 import type { Command } from 'commander';
 import { MintpipeError, UsageError } from '../../errors.js';
 import type { BatchStatus } from '../../prompts/index.js';
-import { isBatchId } from '../../prompts/prompt-ids.js';
+import { isBatchId } from '../../prompts/batch-id-format.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import type { Runtime } from '../runtime.js';
 
