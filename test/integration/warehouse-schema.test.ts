@@ -67,7 +67,7 @@ describe('warehouse schema', () => {
     expect(tables).toHaveLength(1);
   });
 
-  it('has every MergeTree table delete merged-away parts a second after it starts', async () => {
+  it('has every MergeTree table delete merged-away parts three seconds after it starts', async () => {
     const tables = await selectRows<{ name: string; create: string }>(
       wh,
       "SELECT name, create_table_query AS create FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree' ORDER BY name",
@@ -76,7 +76,7 @@ describe('warehouse schema', () => {
     expect(tables.map((t) => t.name)).toContain('visitor_rows');
     expect(tables.map((t) => t.name)).toContain('schema_migrations');
     // migration_probe is the test table of the test above, not the warehouse's.
-    const without = tables.filter((t) => t.name !== 'migration_probe').filter((t) => !/cleanup_delay_period = 1\b/.test(t.create) || !/cleanup_delay_period_random_add = 0\b/.test(t.create));
+    const without = tables.filter((t) => t.name !== 'migration_probe').filter((t) => !/cleanup_delay_period = 3\b/.test(t.create) || !/cleanup_delay_period_random_add = 0\b/.test(t.create));
     expect(without.map((t) => t.name)).toEqual([]);
   });
 
@@ -92,8 +92,9 @@ describe('warehouse schema', () => {
       return Number(row?.n);
     };
     expect(await outdated()).toBe(5);
-    // The engine's default (30 s and up to 10 more) would leave them for the whole wait.
-    const deadline = Date.now() + 6_000;
+    // Due 3 s after the table started; the engine's default (30 s and up to 10 more) would leave
+    // them for the whole wait.
+    const deadline = Date.now() + 10_000;
     while ((await outdated()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await outdated()).toBe(0);
     const [count] = await selectRows<{ n: number | string }>(wh, `SELECT count() AS n FROM ${table}`);
