@@ -4,9 +4,9 @@
 // after a run, covers every function that run used, so the next run of the same command skips
 // compiling them. One cache per command (`export`, `query` …) and script (the bundle, and each
 // vendor script it requires: dist/cli/vendor, bin/build.mjs), in dist/cli/cache beside the bundle.
-// A run writes a script's cache when there is none, when V8 refuses it (another build, another Node) or when the
-// run ran more of that script's modules than the run that wrote it (a usage error's cache would
-// otherwise serve every later `export`). The cache is only ever an optimisation: unreadable,
+// A run writes a script's cache when there is none, when V8 refuses it (another build, another
+// Node) or when the run ran more of that script's modules than the run that wrote it (a usage
+// error's cache would otherwise serve every later `export`). The cache is only ever an optimisation: unreadable,
 // unwritable (a read-only install) or refused, the bundle compiles as usual. It lives in the
 // package's own directory, never a shared one: compiled code is trusted like the code itself.
 'use strict';
@@ -54,7 +54,7 @@ function runCompiled(entry, command) {
   const name = cacheName(command);
   const cacheDir = join(dirname(entry), 'cache');
   const baseRequire = createRequire(entry);
-  /** Scripts run so far: file → module.exports. */
+  /** Scripts run so far: file → its module (whose exports a second require returns). */
   const ran = new Map();
   const caches = [];
   process.once('exit', () => {
