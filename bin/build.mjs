@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Builds what the `mintpipe` command runs: the CLI bundled from the TypeScript sources by esbuild
 // into a CommonJS script, dist/cli/main.cjs, with the pure-JavaScript packages inside (the biggest
-// as scripts of their own in dist/cli/vendor, read only by the commands that use them: VENDORS). Node 20
-// loads ES modules one file at a time (a one-shot `export --wait` read ~710 files unbundled) and
-// compiles every one of them on every start; bin/mintpipe.js runs this script from V8's cached
-// compiled code instead (dist/cli/cache). Lazy imports stay lazy, so `--help` still runs only
+// as scripts of their own in dist/cli/vendor, read only by the commands that use them: VENDORS).
+// Node 20 loads ES modules one file at a time (a one-shot `export --wait` read ~710 files
+// unbundled) and compiles every one of them on every start; bin/mintpipe.js runs these scripts
+// from V8's cached compiled code instead (dist/cli/cache). Lazy imports stay lazy, so `--help` still runs only
 // commander's code.
 //
 // Left outside the bundle: packages that find files of their own at run time (native engines,

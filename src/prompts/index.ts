@@ -11,7 +11,8 @@ export {
   type PromptFileFormat,
   type PromptFileOptions,
 } from './read-prompt-file.js';
-export { batchIdFor, isBatchId, promptIdFor } from './prompt-ids.js';
+export { isBatchId } from './batch-id-format.js';
+export { batchIdFor, promptIdFor } from './prompt-ids.js';
 export { submitBatch, type SubmitDeps, type SubmitOptions, type SubmittedBatch } from './submit-batch.js';
 export {
   batchStatus,

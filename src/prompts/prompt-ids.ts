@@ -37,5 +37,3 @@ export function promptIdFor(batchId: string, position: number, prompt: PromptInp
 export function newBatchSalt(): string {
   return `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
 }
-
-export { isBatchId } from './batch-id-format.js';
