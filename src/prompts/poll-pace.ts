@@ -4,16 +4,21 @@
  * longer than a follow-up's), and polls where runs typically end:
  * - the first poll near the time by which ~30% of runs ended (an early poll catches fast runs);
  * - then, while the job is active, at the time by which half of the runs still going would have
- *   ended, in steps of at least 3% and at most 15% of the typical run, so a finished run is seen
+ *   ended, in steps of at least 3% and at most 10% of the typical run, so a finished run is seen
  *   soon and a long one does not cost many polls;
- * - past every run seen, a capped backoff (a quarter of the elapsed time, up to pollMaxMs).
+ * - past every run seen, an eighth of the time since the send (up to pollMaxMs). The runs seen
+ *   are the ones that ended: early in a batch they are the short ones, so a job past all of them
+ *   is not unusual, and a quarter (the earlier rule) left the longest jobs of a first round
+ *   ~200 ms late on ~1.4 s runs in `npm run bench`.
  * Until a few runs were seen (the first round of a batch: every prompt is sent before any run
- * ends), each poll comes half the time since the send later (at least pollInitialMs / 2, at most
- * pollMaxMs): a run is seen at most half its time (or pollInitialMs / 2) after its end. A doubling backoff from pollInitialMs polls
- * at 0.5, 1.5, 3.5 s and saw a 1.6 s run 1.9 s late, costing the whole first round.
+ * ends), each poll comes a quarter of the time since the send later (at least pollInitialMs / 4,
+ * at most pollMaxMs): a run is seen at most a quarter of its time (or pollInitialMs / 4) after
+ * its end, at ~20 polls for a lone 5-minute run at the default pollInitialMs of 2 s. A doubling
+ * backoff from pollInitialMs polls at 0.5, 1.5, 3.5 s and saw a 1.6 s run 1.9 s late, costing
+ * the whole first round.
  *
- * Simulated on 1,000 prompts over 250 jobs with run times spread ±50%: ~3 polls per prompt and a
- * makespan ~1.06× the agents' own (`npm run bench` measures the real thing).
+ * `npm run bench` measures it on 1,000 prompts over 250 jobs with run times spread ±50%: ~3.5
+ * polls per prompt.
  */
 import type { PromptTiming } from './prompt-timing.js';
 
@@ -24,7 +29,10 @@ const MIN_SAMPLES = 5;
 const FIRST_POLL_QUANTILE = 0.3;
 const NEXT_POLL_QUANTILE = 0.5;
 const MIN_STEP_SHARE = 0.03;
-const MAX_STEP_SHARE = 0.15;
+const MAX_STEP_SHARE = 0.1;
+/** Share of the time since the send to wait while no run was learned yet / once past every run seen. */
+const UNLEARNED_STEP_SHARE = 0.25;
+const PAST_RUNS_STEP_SHARE = 0.125;
 
 interface PacedPrompt {
   projectId: string;
@@ -56,10 +64,10 @@ export class PollPace {
   /** Delay to the next poll of a job still active `elapsedMs` after the send. */
   nextPollMs(prompt: PacedPrompt, elapsedMs: number): number {
     const sorted = this.sorted(prompt);
-    if (!sorted) return clamp(elapsedMs / 2, this.timing.pollInitialMs / 2, this.timing.pollMaxMs);
+    if (!sorted) return clamp(elapsedMs * UNLEARNED_STEP_SHARE, this.timing.pollInitialMs * UNLEARNED_STEP_SHARE, this.timing.pollMaxMs);
     const typical = quantile(sorted, 0.5);
     const going = sorted.filter((ms) => ms > elapsedMs);
-    if (going.length === 0) return clamp(Math.max(typical * MAX_STEP_SHARE, elapsedMs / 4), 1, this.timing.pollMaxMs);
+    if (going.length === 0) return clamp(Math.max(typical * MIN_STEP_SHARE, elapsedMs * PAST_RUNS_STEP_SHARE), 1, this.timing.pollMaxMs);
     const target = quantile(going, NEXT_POLL_QUANTILE);
     return clamp(target - elapsedMs, Math.max(1, typical * MIN_STEP_SHARE), Math.min(typical * MAX_STEP_SHARE, this.timing.pollMaxMs));
   }

@@ -139,10 +139,10 @@ describe('the poll pace', () => {
   const timing = { pollInitialMs: 500, pollMaxMs: 5000, deadlineMs: 60_000, unchangedPollsToSettle: 3, settleMs: 10_000, maxConsecutiveFailures: 10, sendGuardMs: 35_000 };
   const prompt = { projectId: 'p', kind: 'message' };
 
-  it('until it has seen a few runs end, polls first after pollInitialMs, then half the time since the send later, within pollInitialMs / 2 and pollMaxMs', () => {
+  it('until it has seen a few runs end, polls first after pollInitialMs, then a quarter of the time since the send later, within pollInitialMs / 4 and pollMaxMs', () => {
     const pace = new PollPace(timing);
     expect(pace.firstPollMs(prompt)).toBe(500);
-    expect([0, 500, 750, 1200, 3000, 9000, 60_000].map((elapsed) => pace.nextPollMs(prompt, elapsed))).toEqual([250, 250, 375, 600, 1500, 4500, 5000]);
+    expect([0, 500, 750, 1200, 3000, 9000, 60_000].map((elapsed) => pace.nextPollMs(prompt, elapsed))).toEqual([125, 125, 187.5, 300, 750, 2250, 5000]);
   });
 
   it('then polls first near where runs end, in short steps while runs usually end, and backs off past them', () => {
@@ -154,9 +154,10 @@ describe('the poll pace', () => {
     expect(first).toBeLessThanOrEqual(850);
     const step = pace.nextPollMs(prompt, 1000);
     expect(step).toBeGreaterThanOrEqual(30);
-    expect(step).toBeLessThanOrEqual(150);
-    // Longer than every run seen: a quarter of the time so far, capped at pollMaxMs.
-    expect(pace.nextPollMs(prompt, 4000)).toBe(1000);
+    expect(step).toBeLessThanOrEqual(100);
+    // Longer than every run seen: an eighth of the time so far, capped at pollMaxMs.
+    expect(pace.nextPollMs(prompt, 1600)).toBe(200);
+    expect(pace.nextPollMs(prompt, 4000)).toBe(500);
     expect(pace.nextPollMs(prompt, 60_000)).toBe(5000);
     // Another project, or creates, learn on their own.
     expect(pace.firstPollMs({ projectId: 'p', kind: 'create' })).toBe(500);
