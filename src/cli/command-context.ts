@@ -2,6 +2,7 @@
 import { loadConfig, type MintpipeConfig } from '../../config/index.js';
 import { createLogger, registerSecret, resolveLogFormat, type Logger } from '../logger.js';
 import type { Runtime } from './runtime.js';
+import { onStopSignal, signalExitCode } from './stop-signals.js';
 
 export interface CommandContext {
   config: MintpipeConfig;
@@ -25,24 +26,24 @@ export function loadContext(options: { oneShot?: boolean } = {}, env: Record<str
 }
 
 /**
- * Runs `body` with an open runtime and closes it afterwards, also on SIGINT/SIGTERM (then exits
- * 130/143), so a one-shot command leaves nothing running.
+ * Runs `body` with an open runtime and closes it afterwards, also on a stop signal (then exits
+ * 128 + its number: 130 for Ctrl-C), so a one-shot command leaves nothing running.
  */
 export async function withRuntime<T>(context: CommandContext, body: (runtime: Runtime) => Promise<T>): Promise<T> {
   // Loaded on use: `--help` and refused input stay fast without BullMQ and the engine.
   const { Runtime } = await import('./runtime.js');
   const runtime = await Runtime.open(context);
-  const onSignal = (signal: NodeJS.Signals) => {
-    context.logger.info({ event: 'signal', signal }, 'stopping');
-    void runtime.close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const off = onStopSignal(
+    (signal) => {
+      context.logger.info({ event: 'signal', signal }, 'stopping');
+      void runtime.close().finally(() => process.exit(signalExitCode(signal)));
+    },
+    { once: true },
+  );
   try {
     return await body(runtime);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    off();
     await runtime.close();
   }
 }

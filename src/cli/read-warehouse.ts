@@ -5,6 +5,7 @@
  */
 import type { OpenWarehouseOptions, QueryLimits, QueryResult, QueryTarget } from '../warehouse/index.js';
 import type { CommandContext } from './command-context.js';
+import { onStopSignal } from './stop-signals.js';
 
 /** How long a read waits for the embedded warehouse held by another one-shot command. */
 const LOCK_WAIT_MS = 30_000;
@@ -66,14 +67,11 @@ async function runReadOnly(
   }
   // Ctrl-C stops the query on the engine before the process ends.
   const abort = new AbortController();
-  const onSignal = () => abort.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const off = onStopSignal(() => abort.abort(), { once: true });
   try {
     return await runQuery(warehouse, sql, { ...limits, signal: abort.signal });
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    off();
     await warehouse.close();
   }
 }

@@ -1,5 +1,6 @@
 /**
- * Keeps a long-running command in the foreground until SIGINT/SIGTERM, then closes it cleanly.
+ * Keeps a long-running command in the foreground until SIGINT, SIGTERM or SIGHUP (stop-signals.ts),
+ * then closes it cleanly.
  *
  * Workers get the grace period (MINTPIPE_SHUTDOWN_GRACE) to finish their jobs; then they are
  * force-closed, which releases the jobs still running (another worker resumes them from their
@@ -8,25 +9,22 @@
  * its workers let go of their jobs, 1 when they could not.
  */
 import type { Runtime } from './runtime.js';
+import { nextStopSignal, onStopSignal, signalExitCode } from './stop-signals.js';
 
 /** Time allowed after the grace period for the rest of the runtime to close. */
 export const STOP_AFTER_GRACE_MS = 900;
 
 export async function runUntilSignal(runtime: Runtime): Promise<void> {
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  const signal = await nextStopSignal();
   runtime.logger.info({ event: 'shutdown', signal, graceMs: runtime.config.shutdownGraceMs }, 'stopping');
   // A second signal while closing means "now".
-  const force = () => process.exit(signal === 'SIGINT' ? 130 : 143);
-  process.once('SIGINT', force);
-  process.once('SIGTERM', force);
+  onStopSignal(() => process.exit(signalExitCode(signal)), { once: true });
   const hardStop = setTimeout(() => {
     runtime.logger.warn({ event: 'shutdown_cut_short', jobsReleased: runtime.jobsReleased }, 'stopped before every resource closed');
     process.exit(runtime.jobsReleased ? 0 : 1);
   }, runtime.config.shutdownGraceMs + STOP_AFTER_GRACE_MS);
   hardStop.unref();
   await runtime.close();
+  runtime.logger.info({ event: 'stopped', signal }, 'stopped');
   process.exitCode = 0;
 }

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,15 @@ import { queueKeyPrefix } from '../../src/queue/queue-names.js';
 const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
 afterAll(() => redis.disconnect());
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('mintpipe start lifecycle', () => {
   it('serves health and metrics, then stops cleanly on SIGTERM within the grace period, keeping its schedule', async () => {
     const env = testEnv({ MINTPIPE_DASHBOARD_PORT: '0', MINTPIPE_SHUTDOWN_GRACE: '5s', LOG_LEVEL: 'warn' });
@@ -17,7 +28,9 @@ describe('mintpipe start lifecycle', () => {
     const { child, output, exited } = await startCli(['start'], { ...env, MINTLIFY_API_KEY: '' });
     try {
       const { stdout } = output();
-      expect(stdout.split('\n')[0]).toMatch(/no MINTLIFY_API_KEY set — running against the built-in emulator/);
+      expect(stdout.split('\n')[0]).toMatch(
+        /^mintpipe: no MINTLIFY_API_KEY set — running against the built-in emulator at http:\/\/127\.0\.0\.1:\d+ \(synthetic data\), into the embedded warehouse in \S+, queues in Redis at redis:\/\/127\.0\.0\.1:\d+ \(REDIS_URL\)$/,
+      );
       const url = /dashboard: (http:\/\/\S+)/.exec(stdout)?.[1];
       expect(url).toBeDefined();
       const health = await fetch(`${url}/healthz`);
@@ -45,7 +58,10 @@ describe('mintpipe start lifecycle', () => {
     const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: 'http://user:hunter2@127.0.0.1:9/v1/?token=abc', MINTLIFY_API_KEY: key });
     const { child, output, exited } = await startCli(['start', '--no-workers', '--no-dashboard'], env);
     try {
-      expect(output().stdout.split('\n')[0]).toBe(`mintpipe: running against http://127.0.0.1:9/v1 with MINTLIFY_API_KEY, into the embedded warehouse in ${env.MINTPIPE_DATA_DIR}`);
+      const redisAt = new URL(env.REDIS_URL!).host;
+      expect(output().stdout.split('\n')[0]).toBe(
+        `mintpipe: running against http://127.0.0.1:9/v1 with MINTLIFY_API_KEY, into the embedded warehouse in ${env.MINTPIPE_DATA_DIR}, queues in Redis at redis://${redisAt} (REDIS_URL)`,
+      );
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       const { stdout, stderr } = output();
@@ -54,6 +70,25 @@ describe('mintpipe start lifecycle', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   }, 120_000);
+
+  it('stops cleanly when its terminal closes (SIGHUP), and the private redis-server it started stops with it', async () => {
+    const env: Record<string, string | undefined> = testEnv({ LOG_LEVEL: 'info', MINTLIFY_API_URL: 'http://127.0.0.1:9' });
+    delete env.REDIS_URL;
+    const { child, output, exited } = await startCli(['start', '--no-workers', '--no-dashboard', '--no-scheduler'], env);
+    try {
+      expect(output().stdout.split('\n')[0]).toContain(`queues in a private redis-server in ${join(env.MINTPIPE_DATA_DIR!, 'redis')}`);
+      const { pid } = JSON.parse(readFileSync(join(env.MINTPIPE_DATA_DIR!, 'redis', 'server.json'), 'utf8')) as { pid: number };
+      expect(alive(pid)).toBe(true);
+      child.kill('SIGHUP');
+      // 0: it closed by itself (Node's default for SIGHUP is to die on the spot, leaving the server behind).
+      expect(await exited).toBe(0);
+      expect(output().stderr).toContain('"signal":"SIGHUP"');
+      for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(alive(pid)).toBe(false);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 90_000);
 
   it('runs a worker with its own /metrics that stops cleanly on SIGTERM', async () => {
     const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: 'http://127.0.0.1:9' });

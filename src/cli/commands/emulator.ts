@@ -109,15 +109,8 @@ async function runUntilSignal(options: StartEmulatorOptions & { port: number; ho
       `     (also views, feedback, feedback/by-page, assistant, assistant/caller-stats, searches, assistant/threads/<id>)\n`,
   );
   out.write('Ctrl-C stops it.\n');
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  const { nextStopSignal } = await import('../stop-signals.js');
+  await nextStopSignal();
   await emulator.close();
   out.write('mintpipe emulator stopped\n');
 }

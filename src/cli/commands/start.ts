@@ -3,6 +3,7 @@
  * dashboard — until Ctrl-C. With no MINTLIFY_API_KEY it runs against the built-in emulator and
  * exports recent days of demo data, so a new user sees rows arrive.
  */
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { MintpipeConfig } from '../../../config/index.js';
 import { ConfigError } from '../../../config/config-error.js';
@@ -42,24 +43,24 @@ async function start(flags: StartFlags): Promise<void> {
   const demoDays = Number(flags.demoDays);
   if (!Number.isInteger(demoDays) || demoDays < 0 || demoDays > 90) throw new ConfigError('--demo-days', `expected 0 to 90, got "${flags.demoDays}"`);
   let config = context.config;
-  const [{ startEmulator }, { startDashboard }, { createMetrics }, { Runtime }, { enqueueWindows }, { upsertSchedule }] = await Promise.all([
+  const [{ startEmulator }, { startDashboard }, { createMetrics }, { Runtime }, { enqueueWindows }, { upsertSchedule }, redisUrl] = await Promise.all([
     import('../../emulator/index.js'),
     import('../../ops/dashboard-server.js'),
     import('../../ops/metrics.js'),
     import('../runtime.js'),
     import('../../export/enqueue.js'),
     import('../../queue/schedules.js'),
+    import('../../queue/redis-url.js'),
   ]);
   const demo = !config.api.key;
   const emulator = demo ? await startEmulator({ port: 0, host: '127.0.0.1' }) : undefined;
+  // The first line says what this runs against: the API (never the key), the warehouse, Redis.
   if (emulator) {
-    process.stdout.write(`mintpipe: no MINTLIFY_API_KEY set — running against the built-in emulator at ${emulator.url} (synthetic data)\n`);
+    process.stdout.write(`mintpipe: no MINTLIFY_API_KEY set — running against the built-in emulator at ${emulator.url} (synthetic data), ${describeStores(config, redisUrl)}\n`);
     config = demoConfig(config, emulator.url);
   } else {
-    // The first line says what this runs against, key or not (never the key itself).
     const api = new URL(config.api.url);
-    const warehouse = config.clickhouse.url ? 'a ClickHouse server (CLICKHOUSE_URL)' : `the embedded warehouse in ${config.dataDir}`;
-    process.stdout.write(`mintpipe: running against ${api.origin}${api.pathname.replace(/\/$/, '')} with MINTLIFY_API_KEY, into ${warehouse}\n`);
+    process.stdout.write(`mintpipe: running against ${api.origin}${api.pathname.replace(/\/$/, '')} with MINTLIFY_API_KEY, ${describeStores(config, redisUrl)}\n`);
   }
   const metrics = createMetrics();
   const runtime = await Runtime.open({
@@ -118,6 +119,17 @@ async function start(flags: StartFlags): Promise<void> {
     throw err;
   }
   await runUntilSignal(runtime);
+}
+
+/** Where the rows and the queues live, without credentials. */
+function describeStores(config: MintpipeConfig, redisUrl: typeof import('../../queue/redis-url.js')): string {
+  const warehouse = config.clickhouse.url ? 'a ClickHouse server (CLICKHOUSE_URL)' : `the embedded warehouse in ${config.dataDir}`;
+  let redis = `a private redis-server in ${join(config.dataDir, 'redis')}`;
+  if (config.redis.url) {
+    const target = redisUrl.parseRedisUrl(config.redis.url);
+    redis = 'problem' in target ? 'Redis (REDIS_URL)' : `Redis at ${redisUrl.describeRedisTarget(target)} (REDIS_URL)`;
+  }
+  return `into ${warehouse}, queues in ${redis}`;
 }
 
 /** Points the API at the emulator and, unless configured, exports a demo project without pacing. */
