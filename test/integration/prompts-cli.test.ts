@@ -123,6 +123,17 @@ describe('mintpipe prompts', () => {
     ]);
   });
 
+  it('send without --wait enqueues the batch and says when no worker serves the queue yet', async () => {
+    const alone = { ...env, MINTPIPE_QUEUE_PREFIX: `tcli${randomBytes(4).toString('hex')}`, MINTPIPE_DATA_DIR: join(dir, 'data-alone') };
+    const path = file('alone.jsonl', `${JSON.stringify({ projectId: 'cli', jobId: liveJob('cli'), prompt: 'sent by a worker later' })}\n`);
+    const sent = await runCli(['prompts', 'send', path], alone);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toMatch(/^batch [0-9a-f]{16}: 1 prompt\(s\), 1 new, 0 already submitted\n$/);
+    expect(sent.stderr).toContain('no worker serves the prompts queue yet: the batch is sent once `mintpipe start` or `mintpipe worker` runs');
+    const batchId = /^batch ([0-9a-f]{16})/.exec(sent.stdout)![1]!;
+    expect((await runCli(['prompts', 'cancel', batchId], alone)).code).toBe(0);
+  });
+
   it('send --wait exits 1 when a prompt ended ambiguous', async () => {
     emulator.control.script('message', [{ kind: 'status', status: 502, when: 'after' }]);
     const path = file('ambiguous.jsonl', `${JSON.stringify({ projectId: 'amb', jobId: liveJob('amb'), prompt: 'maybe' })}\n`);

@@ -224,6 +224,10 @@ async function runSend(file: string, flags: SendFlags): Promise<number> {
     const summary = `batch ${submitted.batchId}: ${submitted.total} prompt(s), ${submitted.added} new, ${submitted.existing} already submitted${badLines ? `, ${badLines} bad line(s) skipped` : ''}`;
     const nothingNew = submitted.added === 0 ? ' — nothing new enqueued (use --force to submit again as a new batch)' : '';
     if (!flags.wait) {
+      // Submitting needs only Redis: say so when nothing here or elsewhere will send it yet.
+      if (submitted.added > 0 && !(await runtime.hasWorkers(QUEUE_NAMES.prompts))) {
+        process.stderr.write(`no worker serves the prompts queue yet: the batch is sent once \`mintpipe start\` or \`mintpipe worker\` runs (with its MINTLIFY_API_KEY), or use --wait\n`);
+      }
       if (flags.format === 'json') {
         const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, submitted.batchId, { prompts: true });
         writeJson({ ...header, byStatus: status.byStatus, prompts: status.prompts });
