@@ -13,15 +13,24 @@ export async function main(argv: string[]): Promise<number> {
     .description('Mintlify analytics exports (every dataset, one shared budget) into ClickHouse, and queued batch prompting of agent jobs, on BullMQ.')
     .version('0.1.0')
     .showSuggestionAfterError()
-    .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(text.trim().split('\n')[0] + '\n') });
+    .exitOverride();
   for (const register of commands) register(program);
+  oneLineErrors(program, 'mintpipe');
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
     return exitCodeFor(err);
   }
+}
+
+/**
+ * Commander's usage errors as one line in the shape of mintpipe's own, naming the command:
+ * `mintpipe export: unknown option '--bogus'` rather than `error: unknown option '--bogus'`.
+ */
+function oneLineErrors(command: Command, name: string): void {
+  command.configureOutput({ outputError: (text, write) => write(`${name}: ${text.trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')}\n`) });
+  for (const sub of command.commands) oneLineErrors(sub, `${name} ${sub.name()}`);
 }
 
 /** Maps an error that reached the top to an exit code, printing it once. */

@@ -81,8 +81,15 @@ describe('commands load only what they use', () => {
   it('an unknown option exits 2 having loaded commander and no other package', async () => {
     const run = await traced(['export', '--bogus']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/unknown option '--bogus'/);
+    expect(run.stderr).toBe("mintpipe export: unknown option '--bogus'\n");
     expect(run.packages).toEqual(['commander']);
+  });
+
+  it("commander's usage errors read as mintpipe's own: one line naming the command, its suggestion kept", async () => {
+    const typo = await traced(['export', '--grian', 'day']);
+    expect([typo.code, typo.stderr]).toEqual([2, "mintpipe export: unknown option '--grian' (Did you mean --grain?)\n"]);
+    const missing = await traced(['prompts', 'send']);
+    expect([missing.code, missing.stderr]).toEqual([2, "mintpipe prompts send: missing required argument 'file'\n"]);
   });
 
   it('a refused flag value exits 2 with one line, having loaded commander and no other package', async () => {
