@@ -49,3 +49,11 @@ export function queryErrorOfKind(kind: QueryErrorKind | undefined, message: stri
       return new QueryFailedError(message);
   }
 }
+
+/** The engine lists every token it would have taken (40 or more): the first few say enough. */
+export function shortenExpected(message: string, keep = 6): string {
+  return message.replace(/Expected one of: ([^.]*)$/, (whole, list: string) => {
+    const items = list.split(', ');
+    return items.length <= keep ? whole : `Expected one of: ${items.slice(0, keep).join(', ')}, … (${items.length - keep} more)`;
+  });
+}

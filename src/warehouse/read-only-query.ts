@@ -5,7 +5,7 @@
  */
 import { AstReadError, readExplainAst } from './sql-ast.js';
 import { judgeStatement } from './sql-gate.js';
-import { QueryCancelledError, QueryFailedError, QueryLimitError, QueryRefusedError } from './query-errors.js';
+import { QueryCancelledError, QueryFailedError, QueryLimitError, QueryRefusedError, shortenExpected } from './query-errors.js';
 import { DEFAULT_QUERY_LIMITS, formatTimeout, type QueryLimits } from './query-limits.js';
 import { engineErrorCode, engineErrorLine, openReadOnlySession, type ReadOnlySession } from './read-only-session.js';
 import type { QueryTarget } from './warehouse.js';
@@ -140,8 +140,9 @@ function renderError(err: unknown): Error {
   if (engineErrorCode(err) !== SYNTAX_ERROR) return new QueryFailedError(`query: ${line}`);
   if (line.startsWith('Empty query')) return new QueryRefusedError('query: the SQL is empty');
   if (line.includes('Multi-statements are not allowed')) return new QueryRefusedError('query: only one statement is allowed');
-  return new QueryRefusedError(`query: syntax error: ${line.replace(/^Syntax error: /, '')}`);
+  return new QueryRefusedError(`query: syntax error: ${shortenExpected(line.replace(/^Syntax error: /, ''))}`);
 }
+
 
 function stoppedError(reason: 'timeout' | 'cancelled', limits: QueryLimits): Error {
   return reason === 'timeout'
