@@ -18,6 +18,8 @@ const LEVELS: Record<number, { name: string; color: string }> = {
 const HIDDEN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'event']);
 /** Longest rendering of one field value; objects and lists are cut, not wrapped. */
 const MAX_VALUE_CHARS = 120;
+/** Shortest string value that a later field repeating it names instead of printing again. */
+const MIN_NAMED_REPEAT = 16;
 
 export interface PrettyOptions {
   /** ANSI colors for level, time and keys. @default false */
@@ -36,9 +38,13 @@ export function prettyLogLine(jsonLine: string, options: PrettyOptions = {}): st
   const level = LEVELS[Number(entry.level)] ?? { name: String(entry.level).toUpperCase().padEnd(5), color: '0' };
   const parts = [paint('2', clock(entry.time)), paint(level.color, level.name)];
   if (typeof entry.msg === 'string' && entry.msg !== '') parts.push(oneLine(entry.msg));
+  // A long id shown once is named, not repeated (an export's runId is its jobId: ~90 characters).
+  const shown = new Map<string, string>();
   for (const [key, value] of Object.entries(entry)) {
     if (HIDDEN.has(key) || value === undefined) continue;
-    parts.push(`${paint('2', `${key}=`)}${render(key, value)}`);
+    const earlier = typeof value === 'string' && value.length >= MIN_NAMED_REPEAT ? shown.get(value) : undefined;
+    parts.push(`${paint('2', `${key}=`)}${earlier ? `(same as ${earlier})` : render(key, value)}`);
+    if (typeof value === 'string' && !earlier) shown.set(value, key);
   }
   return `${parts.join(' ')}\n`;
 }

@@ -49,6 +49,12 @@ describe('pretty log lines', () => {
     expect(text).toContain('reason="data moved\\nmid-run"');
   });
 
+  it('name a long value a later field repeats instead of printing it twice', () => {
+    const id = 'visitors:acme:2026-10-01:2026-10-02:manual:0123456789abcdef';
+    const text = prettyLogLine(line({ jobId: id, runId: id, project: 'acme', dataset: 'acme' }));
+    expect(text).toContain(`jobId=${id} runId=(same as jobId) project=acme dataset=acme`);
+  });
+
   it('cut long objects instead of wrapping them', () => {
     const text = prettyLogLine(line({ queues: Array.from({ length: 100 }, (_, i) => `queue-${i}`) }));
     const value = /queues=(\S+)/.exec(text)?.[1] ?? '';
