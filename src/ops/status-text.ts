@@ -48,7 +48,7 @@ export function statusText(status: StatusReport): string {
   }
   if (installation.running) {
     const n = installation.processes.length;
-    out.push(`installation: ${n} process${n === 1 ? '' : 'es'} running; the settings they use:`);
+    out.push(`installation: ${n} process${n === 1 ? '' : 'es'} running; the settings ${n === 1 ? 'it uses' : 'they use'}:`);
     for (const p of installation.processes) out.push(processLine(p));
   } else {
     out.push('installation: nothing running (no start or worker process has published itself on this Redis and prefix); the settings this shell would use:');

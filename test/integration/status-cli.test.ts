@@ -163,7 +163,7 @@ describe('mintpipe status shows what the running installation uses', () => {
     expect(status.datasets.rows.map((r) => `${r.dataset}/${r.projectId}`).sort()).toEqual(['feedback/worker-docs', 'visitors/worker-docs']);
 
     const text = await runCli(['status'], shellEnv);
-    expect(text.stdout).toMatch(new RegExp(`^installation: 1 process running; the settings they use:\\n {2}worker +pid ${worker.pid} on \\S+ +since \\S+ +v\\d+\\.\\d+\\.\\d+ +workers export$`, 'm'));
+    expect(text.stdout).toMatch(new RegExp(`^installation: 1 process running; the settings it uses:\\n {2}worker +pid ${worker.pid} on \\S+ +since \\S+ +v\\d+\\.\\d+\\.\\d+ +workers export$`, 'm'));
     expect(text.stdout).toMatch(/^ {2}analytics budget 7\/1m \(used 0\)/m);
     expect(text.stdout).not.toMatch(/100\/1h \(used|shell-docs/);
   });
