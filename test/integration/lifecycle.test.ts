@@ -75,9 +75,10 @@ describe('mintpipe start lifecycle', () => {
     const env: Record<string, string | undefined> = testEnv({ LOG_LEVEL: 'info', MINTLIFY_API_URL: 'http://127.0.0.1:9' });
     delete env.REDIS_URL;
     const { child, output, exited } = await startCli(['start', '--no-workers', '--no-dashboard', '--no-scheduler'], env);
+    let pid = 0;
     try {
       expect(output().stdout.split('\n')[0]).toContain(`queues in a private redis-server in ${join(env.MINTPIPE_DATA_DIR!, 'redis')}`);
-      const { pid } = JSON.parse(readFileSync(join(env.MINTPIPE_DATA_DIR!, 'redis', 'server.json'), 'utf8')) as { pid: number };
+      pid = (JSON.parse(readFileSync(join(env.MINTPIPE_DATA_DIR!, 'redis', 'server.json'), 'utf8')) as { pid: number }).pid;
       expect(alive(pid)).toBe(true);
       child.kill('SIGHUP');
       // 0: it closed by itself (Node's default for SIGHUP is to die on the spot, leaving the server behind).
@@ -87,6 +88,8 @@ describe('mintpipe start lifecycle', () => {
       expect(alive(pid)).toBe(false);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
+      // When the test fails, the server it checks is not left running.
+      if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
     }
   }, 90_000);
 
