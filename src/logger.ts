@@ -9,6 +9,7 @@
  */
 import pino, { type Logger } from 'pino';
 import { ConfigError } from '../config/config-error.js';
+import { fdDestination } from './log-destination.js';
 import { prettyLogLine } from './pretty-log-line.js';
 import { redactSecrets } from './secrets/registered-secrets.js';
 
@@ -67,7 +68,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       streamWrite: (line: string) => redactSecrets(line),
     },
   };
-  const destination = (options.destination as pino.DestinationStream | undefined) ?? pino.destination(2);
+  // Not pino.destination(2): its flush at exit never ends once stderr is gone (log-destination.ts).
+  const destination: pino.DestinationStream = options.destination ?? fdDestination(2);
   if (format === 'pretty') {
     // Fed the line after streamWrite (redacted), synchronously, in this thread: no worker, no lost lines at exit.
     const colors = options.destination === undefined && process.stderr.isTTY === true && !process.env.NO_COLOR;

@@ -50,9 +50,11 @@ export function exitCodeFor(err: unknown): number {
 }
 
 // A reader that stops early (`query … | head`) closes the pipe: stop quietly, as Unix tools do,
-// instead of an unhandled EPIPE with a stack trace.
+// instead of an unhandled EPIPE with a stack trace. A terminal that closed (EIO, after SIGHUP) only
+// silences the output: the clean stop the hangup started goes on.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EIO' || err.code === 'ERR_STREAM_DESTROYED') return;
     if (err.code !== 'EPIPE') throw err;
     process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
   });

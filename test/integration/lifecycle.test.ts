@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -11,6 +12,17 @@ import { queueKeyPrefix } from '../../src/queue/queue-names.js';
 
 const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
 afterAll(() => redis.disconnect());
+
+/** Every process below `pid` (Linux /proc), children first. */
+function descendants(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return [...children, ...children.flatMap(descendants)];
+}
 
 function alive(pid: number): boolean {
   try {
@@ -83,13 +95,42 @@ describe('mintpipe start lifecycle', () => {
       child.kill('SIGHUP');
       // 0: it closed by itself (Node's default for SIGHUP is to die on the spot, leaving the server behind).
       expect(await exited).toBe(0);
-      expect(output().stderr).toContain('"signal":"SIGHUP"');
+      expect(output().stderr).toContain('"event":"shutdown","signal":"SIGHUP"');
+      expect(output().stderr).toContain('"event":"stopped","signal":"SIGHUP"');
       for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
       expect(alive(pid)).toBe(false);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       // When the test fails, the server it checks is not left running.
       if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 90_000);
+
+  it('stops when the terminal it runs in goes away (its logs then fail with EIO), and the private redis-server stops with it', async () => {
+    // A real terminal, not pipes: `script` runs start on a pty; killing `script` closes the pty, the
+    // kernel sends SIGHUP, and every later write fails with EIO (pino's own destination then retried
+    // its flush at exit forever: the process never ended, nor did its redis-server).
+    const env: Record<string, string | undefined> = testEnv({ LOG_LEVEL: 'info', MINTLIFY_API_URL: 'http://127.0.0.1:9' });
+    delete env.REDIS_URL;
+    const command = [process.execPath, 'bin/mintpipe.js', 'start', '--no-workers', '--no-dashboard', '--no-scheduler'].map((a) => `'${a}'`).join(' ');
+    const terminal = spawn('script', ['-qfc', command, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let printed = '';
+    terminal.stdout.on('data', (d: Buffer) => (printed += d.toString()));
+    const pids: number[] = [];
+    try {
+      for (let i = 0; i < 600 && !printed.includes('running (Ctrl-C to stop)'); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(printed).toContain('running (Ctrl-C to stop)');
+      // The node process itself (a shell between `script` and it names the bin in its cmdline too).
+      const mintpipe = descendants(terminal.pid!).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1] === 'bin/mintpipe.js');
+      expect(mintpipe).toBeDefined();
+      const redisPid = (JSON.parse(readFileSync(join(env.MINTPIPE_DATA_DIR!, 'redis', 'server.json'), 'utf8')) as { pid: number }).pid;
+      pids.push(mintpipe!, redisPid);
+      terminal.kill('SIGKILL');
+      for (let i = 0; i < 100 && (alive(mintpipe!) || alive(redisPid)); i++) await new Promise((r) => setTimeout(r, 100));
+      expect([alive(mintpipe!), alive(redisPid)]).toEqual([false, false]);
+    } finally {
+      if (terminal.exitCode === null) terminal.kill('SIGKILL');
+      for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
     }
   }, 90_000);
 
