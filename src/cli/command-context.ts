@@ -33,13 +33,14 @@ export async function withRuntime<T>(context: CommandContext, body: (runtime: Ru
   // Loaded on use: `--help` and refused input stay fast without BullMQ and the engine.
   const { Runtime } = await import('./runtime.js');
   const runtime = await Runtime.open(context);
-  const off = onStopSignal(
-    (signal) => {
-      context.logger.info({ event: 'signal', signal }, 'stopping');
-      void runtime.close().finally(() => process.exit(signalExitCode(signal)));
-    },
-    { once: true },
-  );
+  let stopping = false;
+  const off = onStopSignal((signal) => {
+    // A second signal while closing means "now".
+    if (stopping) process.exit(signalExitCode(signal));
+    stopping = true;
+    context.logger.info({ event: 'signal', signal }, 'stopping');
+    void runtime.close().finally(() => process.exit(signalExitCode(signal)));
+  });
   try {
     return await body(runtime);
   } finally {

@@ -5,7 +5,7 @@
  */
 import type { OpenWarehouseOptions, QueryLimits, QueryResult, QueryTarget } from '../warehouse/index.js';
 import type { CommandContext } from './command-context.js';
-import { onStopSignal } from './stop-signals.js';
+import { onStopSignal, signalExitCode } from './stop-signals.js';
 
 /** How long a read waits for the embedded warehouse held by another one-shot command. */
 const LOCK_WAIT_MS = 30_000;
@@ -65,9 +65,12 @@ async function runReadOnly(
       onWait: (pid) => process.stderr.write(`${command}: waiting up to ${LOCK_WAIT_MS / 1000}s for the embedded warehouse (in use by ${pid === undefined ? 'another process' : `pid ${pid}`})\n`),
     });
   }
-  // Ctrl-C stops the query on the engine before the process ends.
+  // Ctrl-C stops the query on the engine before the process ends; a second one ends it now.
   const abort = new AbortController();
-  const off = onStopSignal(() => abort.abort(), { once: true });
+  const off = onStopSignal((signal) => {
+    if (abort.signal.aborted) process.exit(signalExitCode(signal));
+    abort.abort();
+  });
   try {
     return await runQuery(warehouse, sql, { ...limits, signal: abort.signal });
   } finally {

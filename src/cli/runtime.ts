@@ -166,9 +166,21 @@ export class Runtime {
     return this.apiClient;
   }
 
-  /** True when some worker process is connected to the queue. */
+  /**
+   * Whether some worker process is connected to the queue; undefined when Redis will not say
+   * (BullMQ asks with CLIENT LIST, which an ACL may refuse).
+   */
+  async workersConnected(name: QueueName): Promise<boolean | undefined> {
+    try {
+      return (await this.queue(name).getWorkersCount()) > 0;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** True when some worker process is known to be connected to the queue. */
   async hasWorkers(name: QueueName): Promise<boolean> {
-    return (await this.queue(name).getWorkersCount()) > 0;
+    return (await this.workersConnected(name)) === true;
   }
 
   /**

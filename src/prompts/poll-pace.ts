@@ -67,7 +67,7 @@ export class PollPace {
     if (!sorted) return clamp(elapsedMs * UNLEARNED_STEP_SHARE, this.timing.pollInitialMs * UNLEARNED_STEP_SHARE, this.timing.pollMaxMs);
     const typical = quantile(sorted, 0.5);
     const going = sorted.filter((ms) => ms > elapsedMs);
-    if (going.length === 0) return clamp(Math.max(typical * MIN_STEP_SHARE, elapsedMs * PAST_RUNS_STEP_SHARE), 1, this.timing.pollMaxMs);
+    if (going.length === 0) return clamp(elapsedMs * PAST_RUNS_STEP_SHARE, 1, this.timing.pollMaxMs);
     const target = quantile(going, NEXT_POLL_QUANTILE);
     return clamp(target - elapsedMs, Math.max(1, typical * MIN_STEP_SHARE), Math.min(typical * MAX_STEP_SHARE, this.timing.pollMaxMs));
   }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSeededArchived, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { runCli, type CliResult } from '../support/run-cli.js';
+import { runCli, startCli, type CliResult } from '../support/run-cli.js';
 import { TEST_API_KEY } from '../support/prompts-stack.js';
 
 const SEED = 42;
@@ -129,9 +129,22 @@ describe('mintpipe prompts', () => {
     const sent = await runCli(['prompts', 'send', path], alone);
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stdout).toMatch(/^batch [0-9a-f]{16}: 1 prompt\(s\), 1 new, 0 already submitted\n$/);
-    expect(sent.stderr).toContain('no worker serves the prompts queue yet: the batch is sent once `mintpipe start` or `mintpipe worker` runs');
+    expect(sent.stderr).toBe('no worker serves the prompts queue yet: the batch runs once `mintpipe start` or `mintpipe worker` runs (with its MINTLIFY_API_KEY), or pass --wait\n');
     const batchId = /^batch ([0-9a-f]{16})/.exec(sent.stdout)![1]!;
+    // The same batch again adds nothing: nothing to say about workers.
+    const again = await runCli(['prompts', 'send', path], alone);
+    expect([again.code, again.stderr]).toEqual([0, '']);
     expect((await runCli(['prompts', 'cancel', batchId], alone)).code).toBe(0);
+    // With a worker connected to the queue, no hint.
+    const worker = await startCli(['worker', '--queues', 'prompts'], alone, (printed) => printed.stderr.includes('mintpipe worker: prompts'));
+    try {
+      const other = file('alone-2.jsonl', `${JSON.stringify({ projectId: 'cli', jobId: liveJob('cli'), prompt: 'sent by the running worker' })}\n`);
+      const served = await runCli(['prompts', 'send', other], alone);
+      expect([served.code, served.stderr]).toEqual([0, '']);
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+    }
   });
 
   it('send --wait exits 1 when a prompt ended ambiguous', async () => {

@@ -152,9 +152,10 @@ describe('the poll pace', () => {
     const first = pace.firstPollMs(prompt);
     expect(first).toBeGreaterThanOrEqual(750);
     expect(first).toBeLessThanOrEqual(850);
-    const step = pace.nextPollMs(prompt, 1000);
-    expect(step).toBeGreaterThanOrEqual(30);
-    expect(step).toBeLessThanOrEqual(100);
+    // Half the runs still going at 1 s end by ~1.25 s: a step capped at 10% of the typical run (1 s).
+    expect(pace.nextPollMs(prompt, 1000)).toBe(100);
+    // Close to where a run seen ended: the step toward it, but at least 3% of the typical run.
+    expect(pace.nextPollMs(prompt, 1490)).toBe(30);
     // Longer than every run seen: an eighth of the time so far, capped at pollMaxMs.
     expect(pace.nextPollMs(prompt, 1600)).toBe(200);
     expect(pace.nextPollMs(prompt, 4000)).toBe(500);

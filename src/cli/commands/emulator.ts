@@ -88,7 +88,9 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): StartEmulatorOpt
 
 async function runUntilSignal(options: StartEmulatorOptions & { port: number; host: string }): Promise<void> {
   // Loaded here, not at the top: `--help` and usage errors load only commander.
-  const { startEmulator } = await import('../../emulator/index.js');
+  const [{ startEmulator }, { nextStopSignal }] = await Promise.all([import('../../emulator/index.js'), import('../stop-signals.js')]);
+  // Listening before anything is printed: a signal right after "Ctrl-C stops it." is a clean stop.
+  const stopped = nextStopSignal();
   let emulator;
   try {
     emulator = await startEmulator(options);
@@ -109,8 +111,7 @@ async function runUntilSignal(options: StartEmulatorOptions & { port: number; ho
       `     (also views, feedback, feedback/by-page, assistant, assistant/caller-stats, searches, assistant/threads/<id>)\n`,
   );
   out.write('Ctrl-C stops it.\n');
-  const { nextStopSignal } = await import('../stop-signals.js');
-  await nextStopSignal();
+  await stopped;
   await emulator.close();
   out.write('mintpipe emulator stopped\n');
 }

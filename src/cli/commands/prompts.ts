@@ -179,7 +179,8 @@ async function runRecover(batch: string, flags: { wait?: boolean; format: string
       : `batch ${batchId}: recovery queued — a worker rebuilds it from the ledger (never sent: sent; sent: polled or ambiguous)`;
     if (!flags.wait) {
       if (flags.format === 'json') writeJson(request);
-      else process.stdout.write(`${line}${request.inRedis || (await runtime.hasWorkers(QUEUE_NAMES.prompts)) ? '' : '; no worker is running: start one, or pass --wait'}\n`);
+      else process.stdout.write(`${line}\n`);
+      if (!request.inRedis) await hintWithoutWorkers(runtime);
       return 0;
     }
     process.stderr.write(`${line}\n`);
@@ -224,10 +225,7 @@ async function runSend(file: string, flags: SendFlags): Promise<number> {
     const summary = `batch ${submitted.batchId}: ${submitted.total} prompt(s), ${submitted.added} new, ${submitted.existing} already submitted${badLines ? `, ${badLines} bad line(s) skipped` : ''}`;
     const nothingNew = submitted.added === 0 ? ' — nothing new enqueued (use --force to submit again as a new batch)' : '';
     if (!flags.wait) {
-      // Submitting needs only Redis: say so when nothing here or elsewhere will send it yet.
-      if (submitted.added > 0 && !(await runtime.hasWorkers(QUEUE_NAMES.prompts))) {
-        process.stderr.write(`no worker serves the prompts queue yet: the batch is sent once \`mintpipe start\` or \`mintpipe worker\` runs (with its MINTLIFY_API_KEY), or use --wait\n`);
-      }
+      if (submitted.added > 0) await hintWithoutWorkers(runtime);
       if (flags.format === 'json') {
         const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, submitted.batchId, { prompts: true });
         writeJson({ ...header, byStatus: status.byStatus, prompts: status.prompts });
@@ -239,6 +237,15 @@ async function runSend(file: string, flags: SendFlags): Promise<number> {
     await report(final, flags.format, header);
     return inputCode || (allDelivered(final) ? 0 : 1);
   });
+}
+
+/**
+ * Submitting needs only Redis, so a batch can wait there for workers: says so (on stderr) when
+ * none is connected, and nothing when Redis will not tell.
+ */
+async function hintWithoutWorkers(runtime: Runtime): Promise<void> {
+  if ((await runtime.workersConnected(QUEUE_NAMES.prompts)) !== false) return;
+  process.stderr.write('no worker serves the prompts queue yet: the batch runs once `mintpipe start` or `mintpipe worker` runs (with its MINTLIFY_API_KEY), or pass --wait\n');
 }
 
 /** Makes sure a worker serves the queue, then shows progress until the batch is final. */

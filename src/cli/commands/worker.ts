@@ -1,4 +1,4 @@
-/** `mintpipe worker`: workers only, until SIGINT/SIGTERM. Scale out by running more. */
+/** `mintpipe worker`: workers only, until SIGINT, SIGTERM or SIGHUP. Scale out by running more. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { ALL_QUEUES, parseQueueNames, type QueueName } from '../../queue/queue-names.js';
