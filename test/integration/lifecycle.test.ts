@@ -7,31 +7,12 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { enqueueWindows } from '../../src/export/enqueue.js';
 import { testEnv } from '../support/export-stack.js';
+import { alive, descendants } from '../support/processes.js';
 import { runCli, startCli } from '../support/run-cli.js';
 import { queueKeyPrefix } from '../../src/queue/queue-names.js';
 
 const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
 afterAll(() => redis.disconnect());
-
-/** Every process below `pid` (Linux /proc), children first. */
-function descendants(pid: number): number[] {
-  let children: number[] = [];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-  return [...children, ...children.flatMap(descendants)];
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('mintpipe start lifecycle', () => {
   it('serves health and metrics, then stops cleanly on SIGTERM within the grace period, keeping its schedule', async () => {

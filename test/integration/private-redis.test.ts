@@ -6,15 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { acquireRedis } from '../../src/queue/private-redis.js';
 import { checkRedisPersistence } from '../../src/queue/redis-persistence.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { alive } from '../support/processes.js';
 
 describe('private redis-server', () => {
   it('is shared by processes of one data dir and stopped by the last one out, leaving no process behind', async () => {
