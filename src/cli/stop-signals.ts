@@ -37,12 +37,9 @@ export function onStopSignal(handler: (signal: StopSignal) => void, options: { o
 /** The first stop signal to arrive. Its listeners are removed once it has. */
 export function nextStopSignal(): Promise<StopSignal> {
   return new Promise((resolve) => {
-    const off = onStopSignal(
-      (signal) => {
-        off();
-        resolve(signal);
-      },
-      { once: true },
-    );
+    const off = onStopSignal((signal) => {
+      off();
+      resolve(signal);
+    });
   });
 }

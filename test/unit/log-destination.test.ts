@@ -20,8 +20,8 @@ describe('the log destination', () => {
     expect(destination.closed).toBe(false);
   });
 
-  it('stops writing, without throwing, once the terminal or the reader is gone (EIO, EPIPE)', () => {
-    for (const code of ['EIO', 'EPIPE']) {
+  it('stops writing, without throwing, once the terminal, the reader or the descriptor is gone (EIO, EPIPE, EBADF)', () => {
+    for (const code of ['EIO', 'EPIPE', 'EBADF']) {
       let calls = 0;
       const destination = fdDestination(2, (() => {
         calls += 1;

@@ -163,4 +163,25 @@ describe('the poll pace', () => {
     // Another project, or creates, learn on their own.
     expect(pace.firstPollMs({ projectId: 'p', kind: 'create' })).toBe(500);
   });
+
+  it('learns from the fifth run seen, in whatever order runs end, and from the latest 200 runs only', () => {
+    const pace = new PollPace(timing);
+    const runs = [1400, 600, 1000, 800, 1200];
+    for (const ms of runs.slice(0, 4)) pace.observe(prompt, ms, ms);
+    expect(pace.firstPollMs(prompt)).toBe(500);
+    pace.observe(prompt, runs[4]!, runs[4]!);
+    // The 30% quantile of 600, 800, 1000, 1200, 1400.
+    expect(pace.firstPollMs(prompt)).toBe(800);
+  });
+
+  it('forgets runs beyond the latest 200', () => {
+    const pace = new PollPace(timing);
+    for (let i = 0; i < 5; i++) pace.observe(prompt, 10_000, 10_000);
+    for (let i = 0; i < 199; i++) pace.observe(prompt, 1000, 1000);
+    // One 10 s run is among the latest 200: a job active at 2 s may still end there (10% steps).
+    expect(pace.nextPollMs(prompt, 2000)).toBe(100);
+    pace.observe(prompt, 1000, 1000);
+    // Forgotten: past every run seen, an eighth of the time since the send.
+    expect(pace.nextPollMs(prompt, 2000)).toBe(250);
+  });
 });
