@@ -6,7 +6,13 @@ const list = (items: readonly string[], none: string) => (items.length ? items.j
 
 function processLine(p: InstallationProcess): string {
   const works = p.queues.length ? `workers ${p.queues.join(',')}` : 'no workers';
-  return `  ${p.role.padEnd(6)} pid ${p.pid} on ${p.host}   since ${p.startedAt}   v${p.version}   ${works}${p.scheduler ? '   scheduler' : ''}`;
+  return `  ${p.role.padEnd(6)} pid ${p.pid} on ${p.host}   since ${p.startedAt}   v${p.version}   ${works}${p.scheduler ? '   scheduler' : ''}${silence(p)}`;
+}
+
+/** A heartbeat half a period late or more: the process may have been killed (its record still lives). */
+function silence(p: InstallationProcess): string {
+  if (!p.heartbeat || p.heartbeat.agoMs < p.heartbeat.everyMs * 1.5) return '';
+  return `   no heartbeat for ${Math.round(p.heartbeat.agoMs / 1000)}s: it may have stopped`;
 }
 
 function settingsLines(s: InstallationSettings, budget: StatusReport['analyticsBudget']): string[] {

@@ -48,6 +48,12 @@ export interface InstallationProcess {
   /** Whether this process installed the nightly schedule in Redis. */
   scheduler: boolean;
   settings: InstallationSettings;
+  /**
+   * As listed (not as published): how often the process refreshes its record, and how long ago it
+   * last did. A process killed outright stays listed until its record lapses; a heartbeat late by
+   * half a period or more says it may be gone. Absent for records of versions that did not say.
+   */
+  heartbeat?: { everyMs: number; agoMs: number };
 }
 
 /** The subset of the configuration that settings are read from (never the API key). */
@@ -116,6 +122,8 @@ const StoredProcess = z.object({
     datasets: z.array(z.string()),
     assistantThreads: z.array(z.string()),
   }),
+  // Written by publishInstallation since the heartbeat was shown; older records lack it.
+  refresh: z.object({ everyMs: z.number().positive(), ttlMs: z.number().positive() }).optional(),
 });
 
 function keyPrefix(queuePrefix: string): string {
@@ -142,7 +150,8 @@ export async function publishInstallation(redis: Redis, queuePrefix: string, inf
   const refreshMs = options.refreshMs ?? Math.max(1, Math.floor(ttlMs / 3));
   // pid and host alone could repeat (containers all run pid 1 on hosts named alike).
   const key = `${keyPrefix(queuePrefix)}${info.host}:${info.pid}:${randomUUID().slice(0, 8)}`;
-  const value = JSON.stringify(info);
+  const { heartbeat: _listedOnly, ...published } = info;
+  const value = JSON.stringify({ ...published, refresh: { everyMs: refreshMs, ttlMs } });
   await redis.set(key, value, 'PX', ttlMs);
   let refreshing = false;
   const timer = setInterval(() => {
@@ -180,11 +189,12 @@ export async function listInstallation(redis: Redis, queuePrefix: string): Promi
     keys.push(...found);
   } while (cursor !== '0');
   if (keys.length === 0) return [];
-  const values = await redis.mget(...keys);
+  // Each key's time to live says how long ago its process last refreshed it.
+  const [values, ttls] = await Promise.all([redis.mget(...keys), Promise.all(keys.map((key) => redis.pttl(key)))]);
   const processes: InstallationProcess[] = [];
-  for (const value of values) {
+  values.forEach((value, i) => {
     // Expired between SCAN and MGET, or not ours: skip it.
-    if (!value) continue;
+    if (!value) return;
     let parsed;
     try {
       parsed = StoredProcess.safeParse(JSON.parse(value));
@@ -192,8 +202,11 @@ export async function listInstallation(redis: Redis, queuePrefix: string): Promi
       parsed = undefined;
     }
     // A record another version wrote in another shape is left out rather than shown wrong.
-    if (parsed?.success) processes.push(parsed.data);
-  }
+    if (!parsed?.success) return;
+    const { refresh, ...listed } = parsed.data;
+    const remainingMs = ttls[i] ?? -1;
+    processes.push(refresh && remainingMs >= 0 ? { ...listed, heartbeat: { everyMs: refresh.everyMs, agoMs: Math.max(0, refresh.ttlMs - remainingMs) } } : listed);
+  });
   return processes.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.pid - b.pid);
 }
 

@@ -192,7 +192,25 @@ describe.skipIf(SKIP)(TITLE, () => {
     expect(await page.locator('#installation .process').innerText()).toMatch(/worker[\s\S]*pid 4242 on worker-host[\s\S]*workers: export/);
     expect(await page.locator('#installation dd[data-setting="Analytics budget"]').innerText()).toBe('7/1m');
     expect(await page.locator('#installation dd[data-setting="Projects"]').innerText()).toBe(seed.projectId);
+    expect(await page.locator('#installation [data-notice="heartbeat-late"]').count()).toBe(0);
     await page.close();
+  });
+
+  it('says when a listed process has missed its heartbeat (killed, its record not lapsed yet)', async () => {
+    // A record as a process killed 2 s after its last refresh leaves it: refreshed every 100 ms, 60 s to live.
+    const worker = describeProcess('worker', loadConfig({ MINTPIPE_PROJECTS: seed.projectId }), { queues: ['prompts'], scheduler: false });
+    const key = `${stack.prefix}:installation:gone-host:5151:dead0000`;
+    await stack.redis.set(key, JSON.stringify({ ...worker, pid: 5151, host: 'gone-host', refresh: { everyMs: 100, ttlMs: 60_000 } }), 'PX', 58_000);
+    try {
+      const page = await openPage(dashboard.url);
+      await page.waitForSelector('#installation [data-notice="heartbeat-late"]');
+      expect(await page.locator('#installation .process').count()).toBe(2);
+      expect(await page.locator('#installation .process', { hasText: 'pid 5151' }).innerText()).toMatch(/no heartbeat for 2s: it may have stopped/);
+      expect(await page.locator('#installation .process', { hasText: 'pid 4242' }).locator('[data-notice]').count()).toBe(0);
+      await page.close();
+    } finally {
+      await stack.redis.del(key);
+    }
   });
 
   it('switches the chart to 90 days', async () => {

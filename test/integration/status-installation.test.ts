@@ -37,7 +37,9 @@ describe('the processes of a running installation in Redis', () => {
     });
     const publication = await publishInstallation(redis, queuePrefix, info);
     const [listed] = await listInstallation(redis, queuePrefix);
-    expect(listed).toEqual(info);
+    // As listed: what was published, and its heartbeat (refreshed every 10 s by default, a moment ago).
+    expect(listed).toEqual({ ...info, heartbeat: { everyMs: 10_000, agoMs: expect.any(Number) } });
+    expect(listed!.heartbeat!.agoMs).toBeLessThan(5000);
     expect(listed?.settings).toEqual({
       analyticsRate: '7/1m',
       messageRate: '100/1h',
@@ -65,7 +67,14 @@ describe('the processes of a running installation in Redis', () => {
     const remaining = await redis.pttl(publication.key);
     expect(remaining).toBeGreaterThan(0);
     expect(remaining).toBeLessThanOrEqual(ttlMs);
+    expect((await listInstallation(redis, queuePrefix))[0]!.heartbeat!.agoMs).toBeLessThan(ttlMs / 2);
     own.disconnect();
+    // Killed: still listed until its record lapses, its heartbeat ever later.
+    const silent = await until('its heartbeat to be late', async () => {
+      const [listed] = await listInstallation(redis, queuePrefix);
+      return listed?.heartbeat && listed.heartbeat.agoMs >= 500 ? listed : undefined;
+    }, ttlMs * 2);
+    expect(silent.heartbeat!.everyMs).toBe(100);
     await until('the dead process to drop out', async () => ((await listInstallation(redis, queuePrefix)).length === 0 ? true : undefined), ttlMs * 4);
     expect(await redis.exists(publication.key)).toBe(0);
   });

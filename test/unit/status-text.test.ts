@@ -22,7 +22,28 @@ function report(redisDurability: StatusReport['redisDurability']): StatusReport 
   } as StatusReport;
 }
 
+function runningReport(heartbeat: { everyMs: number; agoMs: number }): StatusReport {
+  const base = report({ durable: true, problems: [] });
+  const process = {
+    role: 'start' as const,
+    pid: 4242,
+    host: 'box',
+    startedAt: '2026-11-25T10:00:00.000Z',
+    version: '0.1.0',
+    queues: ['export' as const],
+    scheduler: true,
+    settings: base.installation.settings,
+    heartbeat,
+  };
+  return { ...base, installation: { ...base.installation, running: true, processes: [process] } } as StatusReport;
+}
+
 describe('status text', () => {
+  it('says when a listed process has missed its heartbeat by half a period or more: it may have been killed', () => {
+    expect(statusText(runningReport({ everyMs: 10_000, agoMs: 16_400 }))).toMatch(/^ {2}start +pid 4242 on box .* scheduler {3}no heartbeat for 16s: it may have stopped$/m);
+    expect(statusText(runningReport({ everyMs: 10_000, agoMs: 14_000 }))).not.toMatch(/heartbeat/);
+  });
+
   it('warns loudly when Redis does not keep what BullMQ writes, naming what is missing, and not otherwise', () => {
     const volatile = statusText(report({ durable: false, problems: ['127.0.0.1:6379: appendonly no'] }));
     expect(volatile).toMatch(/^warning: Redis is not durable \(127\.0\.0\.1:6379: appendonly no\)/m);

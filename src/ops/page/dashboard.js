@@ -297,6 +297,10 @@ async function loadInstallation() {
             { class: 'process', 'data-role': p.role },
             el('div', { class: 'process-head' }, el('b', {}, p.role), el('span', { class: 'mono' }, `pid ${p.pid} on ${p.host}`), el('span', { class: 'muted small' }, `v${p.version} · since ${formatTime(p.startedAt)}`)),
             el('div', { class: 'muted small' }, `${p.queues.length ? `workers: ${p.queues.join(', ')}` : 'no workers'}${p.scheduler ? ' · installs the nightly schedule' : ''}`),
+            // A heartbeat half a period late or more: killed, its record not lapsed yet.
+            ...(p.heartbeat && p.heartbeat.agoMs >= p.heartbeat.everyMs * 1.5
+              ? [el('div', { class: 'notice', 'data-notice': 'heartbeat-late' }, `⚠ no heartbeat for ${Math.round(p.heartbeat.agoMs / 1000)}s: it may have stopped`)]
+              : []),
           ),
         )
       : [emptyState('Nothing running', 'No start or worker process has published itself on this Redis. Below: the settings this dashboard would start with.')];
