@@ -143,7 +143,6 @@ function renderError(err: unknown): Error {
   return new QueryRefusedError(`query: syntax error: ${shortenExpected(line.replace(/^Syntax error: /, ''))}`);
 }
 
-
 function stoppedError(reason: 'timeout' | 'cancelled', limits: QueryLimits): Error {
   return reason === 'timeout'
     ? new QueryLimitError(`query: stopped after ${formatTimeout(limits.timeoutMs)} (the --timeout limit)`)

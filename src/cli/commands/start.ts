@@ -11,6 +11,7 @@ import { addDays, dayInTimeZone } from '../../export/dates.js';
 import { projectDatasets } from '../../export/nightly-plan.js';
 import { planWindows } from '../../export/windows.js';
 import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queue-names.js';
+import { describeRedisTarget, parseRedisUrl } from '../../queue/redis-url.js';
 import { nightlySchedule } from '../../queue/schedules.js';
 import { runUntilSignal } from '../run-until-signal.js';
 
@@ -43,24 +44,23 @@ async function start(flags: StartFlags): Promise<void> {
   const demoDays = Number(flags.demoDays);
   if (!Number.isInteger(demoDays) || demoDays < 0 || demoDays > 90) throw new ConfigError('--demo-days', `expected 0 to 90, got "${flags.demoDays}"`);
   let config = context.config;
-  const [{ startEmulator }, { startDashboard }, { createMetrics }, { Runtime }, { enqueueWindows }, { upsertSchedule }, redisUrl] = await Promise.all([
+  const [{ startEmulator }, { startDashboard }, { createMetrics }, { Runtime }, { enqueueWindows }, { upsertSchedule }] = await Promise.all([
     import('../../emulator/index.js'),
     import('../../ops/dashboard-server.js'),
     import('../../ops/metrics.js'),
     import('../runtime.js'),
     import('../../export/enqueue.js'),
     import('../../queue/schedules.js'),
-    import('../../queue/redis-url.js'),
   ]);
   const demo = !config.api.key;
   const emulator = demo ? await startEmulator({ port: 0, host: '127.0.0.1' }) : undefined;
   // The first line says what this runs against: the API (never the key), the warehouse, Redis.
   if (emulator) {
-    process.stdout.write(`mintpipe: no MINTLIFY_API_KEY set — running against the built-in emulator at ${emulator.url} (synthetic data), ${describeStores(config, redisUrl)}\n`);
+    process.stdout.write(`mintpipe: no MINTLIFY_API_KEY set — running against the built-in emulator at ${emulator.url} (synthetic data), ${describeStores(config)}\n`);
     config = demoConfig(config, emulator.url);
   } else {
     const api = new URL(config.api.url);
-    process.stdout.write(`mintpipe: running against ${api.origin}${api.pathname.replace(/\/$/, '')} with MINTLIFY_API_KEY, ${describeStores(config, redisUrl)}\n`);
+    process.stdout.write(`mintpipe: running against ${api.origin}${api.pathname.replace(/\/$/, '')} with MINTLIFY_API_KEY, ${describeStores(config)}\n`);
   }
   const metrics = createMetrics();
   const runtime = await Runtime.open({
@@ -122,12 +122,12 @@ async function start(flags: StartFlags): Promise<void> {
 }
 
 /** Where the rows and the queues live, without credentials. */
-function describeStores(config: MintpipeConfig, redisUrl: typeof import('../../queue/redis-url.js')): string {
+function describeStores(config: MintpipeConfig): string {
   const warehouse = config.clickhouse.url ? 'a ClickHouse server (CLICKHOUSE_URL)' : `the embedded warehouse in ${config.dataDir}`;
   let redis = `a private redis-server in ${join(config.dataDir, 'redis')}`;
   if (config.redis.url) {
-    const target = redisUrl.parseRedisUrl(config.redis.url);
-    redis = 'problem' in target ? 'Redis (REDIS_URL)' : `Redis at ${redisUrl.describeRedisTarget(target)} (REDIS_URL)`;
+    const target = parseRedisUrl(config.redis.url);
+    redis = 'problem' in target ? 'Redis (REDIS_URL)' : `Redis at ${describeRedisTarget(target)} (REDIS_URL)`;
   }
   return `into ${warehouse}, queues in ${redis}`;
 }
