@@ -41,6 +41,8 @@ interface PacedPrompt {
 
 export class PollPace {
   private readonly runs = new Map<string, number[]>();
+  /** Each key's runs, sorted: made again only after a new run was seen (every poll reads it). */
+  private readonly sortedRuns = new Map<string, number[]>();
 
   constructor(private readonly timing: PromptTiming) {}
 
@@ -51,6 +53,7 @@ export class PollPace {
     runs.push(Math.max(0, (lastActiveMs + endedByMs) / 2));
     if (runs.length > SAMPLES) runs.shift();
     this.runs.set(key, runs);
+    this.sortedRuns.delete(key);
   }
 
   /** Delay from the send to the first poll. */
@@ -66,16 +69,35 @@ export class PollPace {
     const sorted = this.sorted(prompt);
     if (!sorted) return clamp(elapsedMs * UNLEARNED_STEP_SHARE, this.timing.pollInitialMs * UNLEARNED_STEP_SHARE, this.timing.pollMaxMs);
     const typical = quantile(sorted, 0.5);
-    const going = sorted.filter((ms) => ms > elapsedMs);
-    if (going.length === 0) return clamp(elapsedMs * PAST_RUNS_STEP_SHARE, 1, this.timing.pollMaxMs);
-    const target = quantile(going, NEXT_POLL_QUANTILE);
+    // The runs still going at `elapsedMs`: those after the first one longer than it.
+    const firstGoing = firstAbove(sorted, elapsedMs);
+    if (firstGoing === sorted.length) return clamp(elapsedMs * PAST_RUNS_STEP_SHARE, 1, this.timing.pollMaxMs);
+    const target = sorted[firstGoing + Math.floor(NEXT_POLL_QUANTILE * (sorted.length - firstGoing))]!;
     return clamp(target - elapsedMs, Math.max(1, typical * MIN_STEP_SHARE), Math.min(typical * MAX_STEP_SHARE, this.timing.pollMaxMs));
   }
 
-  private sorted(prompt: PacedPrompt): number[] | undefined {
-    const runs = this.runs.get(keyOf(prompt));
-    return runs && runs.length >= MIN_SAMPLES ? [...runs].sort((a, b) => a - b) : undefined;
+  private sorted(prompt: PacedPrompt): readonly number[] | undefined {
+    const key = keyOf(prompt);
+    const cached = this.sortedRuns.get(key);
+    if (cached) return cached;
+    const runs = this.runs.get(key);
+    if (!runs || runs.length < MIN_SAMPLES) return undefined;
+    const sorted = [...runs].sort((a, b) => a - b);
+    this.sortedRuns.set(key, sorted);
+    return sorted;
   }
+}
+
+/** Index of the first value above `value` in ascending `sorted` (its length when there is none). */
+function firstAbove(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]! > value) high = mid;
+    else low = mid + 1;
+  }
+  return low;
 }
 
 function keyOf(prompt: PacedPrompt): string {
