@@ -38,16 +38,16 @@ export async function handOver(scope: StepScope, record: PromptRecord): Promise<
       if (skipped.ok) await store.leaveLane(step);
     }
   }
-  await passLane(store, queue, record, seenJob(record), { send: (head) => sendNext(scope, head), guardMs: scope.ctx.timing.sendGuardMs });
+  await passLane(store, queue, record, seenJob(record), { send: (head, jobId) => sendNext(scope, head, jobId), guardMs: scope.ctx.timing.sendGuardMs });
 }
 
 /**
  * The next prompt of the lane, sent in this run: its agent job is not left idle for a queue round
  * trip. Returns the delay to its first poll (0 when it already ended, so its job hands over).
  */
-async function sendNext(scope: StepScope, head: PromptRecord): Promise<number> {
+async function sendNext(scope: StepScope, head: PromptRecord, jobId: string): Promise<number> {
   const next = new StepScope(scope.ctx, head, scope);
-  const outcome = await sendStep(next, head);
+  const outcome = await sendStep(next, head, { jobId });
   if (outcome.kind !== 'wait') {
     await next.flush();
     return 0;

@@ -49,16 +49,17 @@ export async function repairLaneHeads(store: PromptStore, queue: Queue, headIds:
 /**
  * Sends a lane's new head right away, in the run that ended the prompt ahead of it; resolves with
  * the delay until its job's next run (its first poll), or rejects (the job then takes over).
+ * `jobId` is the agent job the lane is on (a chain's follow-up has none of its own yet).
  */
-export type SendNow = (head: PromptRecord) => Promise<number>;
+export type SendNow = (head: PromptRecord, jobId: string) => Promise<number>;
 
 /**
  * Hands a final prompt's lane on to the next prompt for the same agent job. What the finished
  * prompt just saw of the job goes with it: seen terminal a moment ago, the job needs no second
  * look, and the next prompt is sent at once by `sendNow` — its queue job is added first, delayed
  * by `guardMs` (longer than a send can take), so a worker dying mid-send leaves a job that finds
- * the prompt `sending` and never posts again. Otherwise the next prompt's job goes ahead of the
- * queue.
+ * the prompt `sending` and never posts again (a job that finds it still `queued` looks at the
+ * agent job itself). Otherwise the next prompt's job goes ahead of the queue.
  */
 export async function passLane(
   store: PromptStore,
@@ -73,14 +74,10 @@ export async function passLane(
   if (!head || head.done) return;
   // A chain's follow-up has no job id until it is sent: its job is the one the chain ran on.
   if (seen && sendNow && head.status === 'queued' && (head.jobId || seen.jobId) === seen.jobId) {
-    if (!(await store.patch(head, { before: JSON.stringify(seen.snapshot), checkedAt: seen.atMs }))) {
-      await addPromptJobs(queue, [head], { first: true });
-      return;
-    }
     const [guard] = await addPromptJobs(queue, [head], { delayMs: sendNow.guardMs });
     let delayMs = 0;
     try {
-      delayMs = await sendNow.send({ ...head, before: seen.snapshot, checkedAtMs: seen.atMs });
+      delayMs = await sendNow.send({ ...head, before: seen.snapshot, checkedAtMs: seen.atMs }, seen.jobId);
     } catch {
       // The job, due now, takes over from where the send stopped.
     }

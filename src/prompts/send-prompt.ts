@@ -40,17 +40,27 @@ import { wait, type StepOutcome } from './step-outcome.js';
 /** How long a look at the job by the prompt ahead in its lane stands in for a check of our own. */
 const FRESH_LOOK_MS = 1000;
 
-export async function sendStep(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
+/**
+ * What the run that handed a lane on to this prompt knows: the prompt just became its lane's head
+ * (taken from the lane atomically), and the lane is on agent job `jobId`.
+ */
+export interface HandedOver {
+  jobId: string;
+}
+
+export async function sendStep(scope: StepScope, record: PromptRecord, handedOver?: HandedOver): Promise<StepOutcome> {
   const { ctx } = scope;
-  const head = await ctx.store.laneHead(record.lane);
-  if (head !== record.promptId) {
-    // Not its turn: a job exists only for lane heads, so this is a leftover; look again later.
-    return wait(ctx.timing.pollMaxMs, 'not the head of its lane');
+  if (!handedOver) {
+    const head = await ctx.store.laneHead(record.lane);
+    if (head !== record.promptId) {
+      // Not its turn: a job exists only for lane heads, so this is a leftover; look again later.
+      return wait(ctx.timing.pollMaxMs, 'not the head of its lane');
+    }
   }
   if (record.kind === 'create') return post(scope, record, undefined, null);
 
   // A follow-up of a chain that created its job goes to the job its first row created.
-  const jobId = record.jobId || (await chainJobId(scope, record));
+  const jobId = record.jobId || handedOver?.jobId || (await chainJobId(scope, record));
   if (!jobId) return scope.finish(record, 'skipped', { error: 'not sent: the agent job of its chain is not known' });
   // The prompt ahead in the lane saw the job end a moment ago: no second look is needed.
   const seen = record.before;
