@@ -2,7 +2,9 @@
  * Writes prompt state changes to the warehouse (`prompt_events`, behind `prompt_outcomes`).
  * Concurrent steps share inserts (group commit): while one insert runs, the next events gather,
  * so a thousand prompts in flight make a few inserts per second, not one per change. A caller's
- * promise settles once its events are stored; then the record is marked synced in Redis.
+ * promise settles once its events are stored; the records are then marked synced in Redis (a mark
+ * that fails only means a later run writes the same state again: the ledger keeps the highest
+ * version of each prompt).
  */
 import type { Logger } from '../logger.js';
 import { insertPromptEvents, type PromptEvent, type Warehouse } from '../warehouse/index.js';
@@ -71,15 +73,20 @@ export class OutcomeWriter {
           group.push(next);
           rows += next.records.length;
         }
+        const records = group.flatMap((p) => p.records);
         try {
-          const records = group.flatMap((p) => p.records);
           await insertPromptEvents(this.warehouse, records.map(toPromptEvent));
-          await this.store.markSyncedMany(highestVersions(records));
-          for (const p of group) p.resolve();
         } catch (err) {
           this.logger.warn({ event: 'prompt_events_write_failed', rows, err }, 'prompt events not written');
           for (const p of group) p.reject(err);
+          continue;
         }
+        // Stored: the callers go on now (a send's next Redis call goes out with the marks below),
+        // and the marks only spare a later run from writing the same states again.
+        for (const p of group) p.resolve();
+        await this.store.markSyncedMany(highestVersions(records)).catch((err: unknown) => {
+          this.logger.warn({ event: 'prompt_synced_marks_failed', rows, err }, 'stored events not marked synced; a later run writes them again');
+        });
       }
     } finally {
       this.flushing = undefined;

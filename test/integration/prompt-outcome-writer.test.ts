@@ -1,0 +1,80 @@
+/**
+ * The ledger writer: a caller goes on once its rows are stored, without waiting for the synced
+ * marks in Redis, and a mark that fails is logged, never a failed write (the rows are stored; a
+ * later run only writes the same state again).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { OutcomeWriter } from '../../src/prompts/outcome-writer.js';
+import type { PromptRecord } from '../../src/prompts/prompt-record.js';
+import type { PromptStore } from '../../src/prompts/prompt-store.js';
+import { openPromptStack, promptsOver, type PromptStack } from '../support/prompts-stack.js';
+
+let stack: PromptStack;
+let records: PromptRecord[];
+let batchId: string;
+
+beforeAll(async () => {
+  stack = await openPromptStack({ workers: false });
+  const batch = await stack.submit(promptsOver('writer', 4, 1));
+  batchId = batch.batchId;
+  records = (await stack.store.readMany(batch.promptIds)).map((r) => r!);
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+/** A store whose synced marks are decided by the test. */
+function storeMarking(markSyncedMany: PromptStore['markSyncedMany']): PromptStore {
+  return { markSyncedMany } as unknown as PromptStore;
+}
+
+async function storedVersions(promptId: string): Promise<number[]> {
+  const rows = await stack.rows(`SELECT version FROM mintpipe.prompt_events WHERE batch_id = '${batchId}' AND prompt_id = '${promptId}' ORDER BY version`);
+  return rows.map((r) => Number(r.version));
+}
+
+describe('the prompt ledger writer', () => {
+  it('resolves a write once its rows are stored, while the synced marks are still on their way', async () => {
+    let marked: Array<{ promptId: string; version: number }> = [];
+    let release!: () => void;
+    const marksDone = new Promise<void>((resolve) => (release = resolve));
+    const writer = new OutcomeWriter(
+      stack.warehouse,
+      storeMarking(async (versions) => {
+        marked = [...versions];
+        await marksDone;
+      }),
+      pino({ enabled: false }),
+    );
+    const record = { ...records[0]!, version: 7 };
+    let timer: NodeJS.Timeout | undefined;
+    const waitedForMarks = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the write waited for the synced marks')), 5000);
+    });
+    await Promise.race([writer.write([record]), waitedForMarks]).finally(() => clearTimeout(timer));
+    expect(await storedVersions(record.promptId)).toContain(7);
+    expect(marked).toEqual([{ promptId: record.promptId, version: 7 }]);
+    release();
+  });
+
+  it('logs a failed mark and still resolves the write whose rows were stored', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const writer = new OutcomeWriter(
+      stack.warehouse,
+      storeMarking(async () => {
+        throw new Error('Redis went away');
+      }),
+      logger,
+    );
+    const record = { ...records[1]!, version: 9 };
+    await expect(writer.write([record])).resolves.toBeUndefined();
+    expect(await storedVersions(record.promptId)).toContain(9);
+    // The next write still goes through: the writer did not stop at the failed mark.
+    await writer.write([{ ...records[2]!, version: 11 }]);
+    expect(await storedVersions(records[2]!.promptId)).toContain(11);
+    expect(lines.filter((l) => l.event === 'prompt_synced_marks_failed')).toHaveLength(2);
+  });
+});
