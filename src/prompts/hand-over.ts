@@ -16,7 +16,8 @@
 import { isTerminalStatus } from '../api/index.js';
 import { passLane, type SeenJob } from './lanes.js';
 import type { PromptRecord } from './prompt-record.js';
-import { sendStep } from './send-prompt.js';
+import type { PromptContext } from './prompt-context.js';
+import { sendStep, type HandedOver } from './send-prompt.js';
 import { StepScope } from './step-scope.js';
 
 export async function handOver(scope: StepScope, record: PromptRecord): Promise<void> {
@@ -38,21 +39,24 @@ export async function handOver(scope: StepScope, record: PromptRecord): Promise<
       if (skipped.ok) await store.leaveLane(step);
     }
   }
-  await passLane(store, queue, record, seenJob(record), { send: (head, jobId) => sendNext(scope, head, jobId), guardMs: scope.ctx.timing.sendGuardMs });
+  await passLane(store, queue, record, seenJob(record), { send: (head, jobId) => sendInThisRun(scope.ctx, head, { parent: scope, handedOver: { jobId } }), guardMs: scope.ctx.timing.sendGuardMs });
 }
 
 /**
- * The next prompt of the lane, sent in this run: its agent job is not left idle for a queue round
- * trip. Returns the delay to its first poll (0 when it already ended, so its job hands over).
+ * Sends a lane's head in the current run rather than by its queue job (whose guard the caller
+ * added: sendWithGuards): its agent job is not left idle for a queue round trip. `parent` is the
+ * run that handed the lane on (its changes go to the warehouse with this send's), `handedOver`
+ * what that run knows. Returns the delay to the head's first poll (0 when it already ended, so
+ * its job hands over).
  */
-async function sendNext(scope: StepScope, head: PromptRecord, jobId: string): Promise<number> {
-  const next = new StepScope(scope.ctx, head, scope);
-  const outcome = await sendStep(next, head, { jobId });
+export async function sendInThisRun(ctx: PromptContext, head: PromptRecord, from: { parent?: StepScope; handedOver?: HandedOver } = {}): Promise<number> {
+  const scope = new StepScope(ctx, head, from.parent);
+  const outcome = await sendStep(scope, head, from.handedOver);
   if (outcome.kind !== 'wait') {
-    await next.flush();
+    await scope.flush();
     return 0;
   }
-  next.flush().catch((err: unknown) => next.logger.warn({ event: 'prompt_events_write_failed', err }, 'events left for the next run'));
+  scope.flush().catch((err: unknown) => scope.logger.warn({ event: 'prompt_events_write_failed', err }, 'events left for the next run'));
   return outcome.delayMs;
 }
 

@@ -54,12 +54,35 @@ export async function repairLaneHeads(store: PromptStore, queue: Queue, headIds:
 export type SendNow = (head: PromptRecord, jobId: string) => Promise<number>;
 
 /**
+ * Sends lane heads in this run instead of by their queue jobs: no head waits for a worker to
+ * fetch its job. Each head's job is added first, delayed by `guardMs` (longer than a send can
+ * take), so a worker dying mid-send leaves a job that finds the prompt `sending` and never posts
+ * again (or still `queued`, and sends it). After its send, each job is moved to the head's next
+ * step (its first poll), or to now when the send failed: the job takes over from there.
+ */
+export async function sendWithGuards(queue: Queue, heads: readonly PromptRecord[], guardMs: number, send: (head: PromptRecord) => Promise<number>): Promise<void> {
+  if (heads.length === 0) return;
+  const guards = await addPromptJobs(queue, heads, { delayMs: guardMs });
+  await Promise.all(
+    heads.map(async (head, i) => {
+      let delayMs = 0;
+      try {
+        delayMs = await send(head);
+      } catch {
+        // The job, due now, takes over from where the send stopped.
+      }
+      const guard = guards[i];
+      if (guard) await rescheduleDelayedPromptJob(guard, delayMs);
+    }),
+  );
+}
+
+/**
  * Hands a final prompt's lane on to the next prompt for the same agent job. What the finished
  * prompt just saw of the job goes with it: seen terminal a moment ago, the job needs no second
- * look, and the next prompt is sent at once by `sendNow` — its queue job is added first, delayed
- * by `guardMs` (longer than a send can take), so a worker dying mid-send leaves a job that finds
- * the prompt `sending` and never posts again (a job that finds it still `queued` looks at the
- * agent job itself). Otherwise the next prompt's job goes ahead of the queue.
+ * look, and the next prompt is sent at once by `sendNow`, under a guard (sendWithGuards; a job
+ * that finds it still `queued` looks at the agent job itself). Otherwise the next prompt's job
+ * goes ahead of the queue.
  */
 export async function passLane(
   store: PromptStore,
@@ -74,14 +97,7 @@ export async function passLane(
   if (!head || head.done) return;
   // A chain's follow-up has no job id until it is sent: its job is the one the chain ran on.
   if (seen && sendNow && head.status === 'queued' && (head.jobId || seen.jobId) === seen.jobId) {
-    const [guard] = await addPromptJobs(queue, [head], { delayMs: sendNow.guardMs });
-    let delayMs = 0;
-    try {
-      delayMs = await sendNow.send({ ...head, before: seen.snapshot, checkedAtMs: seen.atMs }, seen.jobId);
-    } catch {
-      // The job, due now, takes over from where the send stopped.
-    }
-    if (guard) await rescheduleDelayedPromptJob(guard, delayMs);
+    await sendWithGuards(queue, [{ ...head, before: seen.snapshot, checkedAtMs: seen.atMs }], sendNow.guardMs, (h) => sendNow.send(h, seen.jobId));
     return;
   }
   await addPromptJobs(queue, [head], { first: true });

@@ -1,17 +1,27 @@
 /**
  * The batch job: asks the ledger about the prompts that never moved in Redis (a row that reached
  * `sending` or later is not sent again: reconcile-ledger.ts), writes the batch's new states to
- * the warehouse in bulk, then puts the open prompts in their agent jobs' lanes in file order and
- * adds the jobs of the lane heads. A recover job first rebuilds a batch Redis lost from the
- * ledger. Idempotent, so a re-run (crash, resend) only fills in what is missing: prompts already
- * synced are not written again, prompts already in a lane do not enter it twice.
+ * the warehouse in bulk, then puts the open prompts in their agent jobs' lanes in file order,
+ * sends the first new lane heads itself (each under a guard job, as a hand-over does) and adds the
+ * jobs of the other heads. A recover job first rebuilds a batch Redis lost from the ledger.
+ * Idempotent, so a re-run (crash, resend) only fills in what is missing: prompts already synced
+ * are not written again, prompts already in a lane do not enter it twice, and a head whose send
+ * this job did not finish is left to its guard job (due ~35 s after it was added).
  */
-import { repairLaneHeads } from './lanes.js';
+import { sendInThisRun } from './hand-over.js';
+import { repairLaneHeads, sendWithGuards } from './lanes.js';
 import type { PromptContext } from './prompt-context.js';
 import type { BatchJobData } from './prompt-jobs.js';
 import type { PromptRecord } from './prompt-record.js';
 import { rebuildBatch } from './rebuild-batch.js';
 import { reconcileWithLedger } from './reconcile-ledger.js';
+
+/**
+ * Lane heads the batch job sends itself, rather than adding their jobs for workers to fetch one
+ * by one (BullMQ fetches a worker's jobs in sequence: 250 jobs took ~90 ms before the first ran).
+ * A batch with more lanes leaves the rest to their jobs, so many workers share its first round.
+ */
+const FIRST_SENDS_IN_BATCH_JOB = 256;
 
 export interface StartedBatch {
   batchId: string;
@@ -24,7 +34,12 @@ export interface StartedBatch {
   rebuilt: boolean;
 }
 
-export async function startBatch(ctx: PromptContext, data: BatchJobData): Promise<StartedBatch> {
+export interface StartBatchOptions {
+  /** Most new lane heads this job sends itself; 0 leaves every head to its job. @default 256 */
+  sendFirst?: number;
+}
+
+export async function startBatch(ctx: PromptContext, data: BatchJobData, options: StartBatchOptions = {}): Promise<StartedBatch> {
   let meta = await ctx.store.batchMeta(data.batchId);
   const rebuilt = !meta && data.recover === true;
   if (!meta && data.recover) meta = await rebuildBatch(ctx, data.batchId);
@@ -41,7 +56,22 @@ export async function startBatch(ctx: PromptContext, data: BatchJobData): Promis
   const open = records.filter((r) => !r.done);
   const waiting = open.filter((r) => !r.laned);
   const heads = await ctx.store.enterLanes(open);
-  await repairLaneHeads(ctx.store, ctx.queue, heads, new Set(waiting.map((r) => r.promptId)));
-  ctx.logger.info({ event: 'prompts.batch_started', batch: data.batchId, prompts: records.length, laned: waiting.length, heads: heads.length, adopted, rebuilt }, 'batch started');
+  const fresh = new Set(waiting.map((r) => r.promptId));
+  // Heads that entered their lane in this run have no job yet: the first of them are sent here.
+  const sendNow = (await ctx.store.readMany(heads.filter((id) => fresh.has(id)).slice(0, options.sendFirst ?? FIRST_SENDS_IN_BATCH_JOB))).filter(
+    (r): r is PromptRecord => r !== undefined && r.status === 'queued' && !r.done,
+  );
+  const sentHere = new Set(sendNow.map((r) => r.promptId));
+  await repairLaneHeads(
+    ctx.store,
+    ctx.queue,
+    heads.filter((id) => !sentHere.has(id)),
+    fresh,
+  );
+  await sendWithGuards(ctx.queue, sendNow, ctx.timing.sendGuardMs, (head) => sendInThisRun(ctx, head));
+  ctx.logger.info(
+    { event: 'prompts.batch_started', batch: data.batchId, prompts: records.length, laned: waiting.length, heads: heads.length, sentByBatchJob: sendNow.length, adopted, rebuilt },
+    'batch started',
+  );
   return { batchId: data.batchId, prompts: records.length, laned: waiting.length, adopted, rebuilt };
 }

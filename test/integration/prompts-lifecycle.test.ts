@@ -12,6 +12,9 @@ afterAll(async () => {
 });
 
 /** The context a prompt job runs with, on the stack's real parts, for running steps by hand. */
+/** The batch job leaves every send to the prompts' own jobs, which these tests run step by step. */
+const JOBS_SEND = { sendFirst: 0 };
+
 function contextOf(stack: PromptStack) {
   return createPromptContext({
     client: stack.runtime.client(),
@@ -34,7 +37,7 @@ describe('a prompt whose send was interrupted', () => {
     const stack = await open({ workers: false });
     const ctx = contextOf(stack);
     const batch = await stack.submit([{ projectId: 'crash', jobId: 'job-2', prompt: 'was it sent?' }]);
-    await startBatch(ctx, { batchId: batch.batchId });
+    await startBatch(ctx, { batchId: batch.batchId }, JOBS_SEND);
     const promptId = batch.promptIds[0]!;
     // As a worker that died right after claiming the send (before the POST) would have left it.
     const job = stack.emulator.control.getJob('crash', 'job-2')!;
@@ -69,7 +72,7 @@ describe('a send still in flight when Redis forgot its prompt', () => {
     const ctx = contextOf(stack);
     const rows = [{ projectId: 'forgot', jobId: 'job-4', prompt: 'in flight while Redis restarts' }];
     const batch = await stack.submit(rows);
-    await startBatch(ctx, { batchId: batch.batchId });
+    await startBatch(ctx, { batchId: batch.batchId }, JOBS_SEND);
     const promptId = batch.promptIds[0]!;
     // The message is processed at once and answered 3 s later: Redis forgets the prompt meanwhile.
     stack.emulator.control.script('message', [{ kind: 'delay', ms: 3000, when: 'after' }]);
@@ -81,7 +84,7 @@ describe('a send still in flight when Redis forgot its prompt', () => {
     expect(keys.length).toBeGreaterThan(0);
     await redis.del(...keys);
     expect((await stack.submit(rows)).batchId).toBe(batch.batchId);
-    await startBatch(ctx, { batchId: batch.batchId });
+    await startBatch(ctx, { batchId: batch.batchId }, JOBS_SEND);
     // Made again from the ledger's `sending` mark, without the claim of the run still in flight.
     expect((await stack.store.read(promptId))!.status).toBe('sending');
 
@@ -105,7 +108,7 @@ describe('an ambiguous prompt taken over without the job\'s state before its sen
     const ctx = contextOf(stack);
     const jobId = [...Array(60).keys()].map((n) => `job-${n + 1}`).find((id) => stack.emulator.control.getJob('taken', id)?.prLink && stack.emulator.control.getJob('taken', id)?.status !== 'archived')!;
     const batch = await stack.submit([{ projectId: 'taken', jobId, prompt: 'sent by a run Redis forgot' }]);
-    await startBatch(ctx, { batchId: batch.batchId });
+    await startBatch(ctx, { batchId: batch.batchId }, JOBS_SEND);
     const promptId = batch.promptIds[0]!;
     const moved = await stack.store.transition(promptId, batch.batchId, { attempt: 0, from: ['queued'], to: 'ambiguous', set: { sentAt: Date.now(), error: 'the ledger shows it was sent' } });
     expect(moved.ok).toBe(true);
@@ -133,7 +136,7 @@ describe('a chain whose stop was cut short', () => {
       { projectId: 'cut', prompt: 'second', chain: 'docs' },
       { projectId: 'cut', prompt: 'third', chain: 'docs' },
     ]);
-    await startBatch(ctx, { batchId: batch.batchId });
+    await startBatch(ctx, { batchId: batch.batchId }, JOBS_SEND);
     const [first, second, third] = batch.promptIds as [string, string, string];
     // As a worker killed in the hand-over would have left it: the first step failed and the steps
     // after it skipped, in Redis only (the warehouse still shows all three queued).
@@ -161,7 +164,7 @@ describe('a lane whose head job was lost', () => {
       { projectId: 'lost', jobId: 'job-3', prompt: 'behind it' },
     ];
     const batch = await stack.submit(prompts);
-    await startBatch(ctx, { batchId: batch.batchId });
+    await startBatch(ctx, { batchId: batch.batchId }, JOBS_SEND);
     const headJob = promptJobId(batch.promptIds[0]!, 0);
     expect(await queue.getJob(promptJobId(batch.promptIds[1]!, 0))).toBeUndefined();
     await queue.remove(headJob);
@@ -170,7 +173,7 @@ describe('a lane whose head job was lost', () => {
     expect(again).toMatchObject({ batchId: batch.batchId, added: 0 });
     const batchJobs = (await queue.getJobs(['waiting'])).filter((j) => j.name === 'batch').map((j) => j.id);
     expect(batchJobs).toContain(batchJobId(batch.batchId, 1));
-    await startBatch(ctx, { batchId: batch.batchId });
+    await startBatch(ctx, { batchId: batch.batchId }, JOBS_SEND);
     expect(await queue.getJob(headJob)).toBeDefined();
 
     // The queue then fails the head's job for good (as after too many stalls) without the prompt
@@ -185,7 +188,7 @@ describe('a lane whose head job was lost', () => {
       await worker.close();
     }
     expect(await (await queue.getJob(headJob))!.getState()).toBe('failed');
-    await startBatch(ctx, { batchId: batch.batchId });
+    await startBatch(ctx, { batchId: batch.batchId }, JOBS_SEND);
     expect(await (await queue.getJob(headJob))!.getState()).toBe('waiting');
   });
 });
@@ -237,5 +240,60 @@ describe('limits and refusals', () => {
     expect(status.prompts![0]!.error).toMatch(/AuthError/);
     expect(JSON.stringify(status)).not.toContain(stack.env.MINTLIFY_API_KEY);
     expect(stack.emulator.messages).toHaveLength(0);
+  });
+});
+
+describe('the batch job', () => {
+  it("sends its lanes' first prompts itself, each under a delayed guard job, and leaves later heads to their jobs", async () => {
+    const stack = await open({ workers: false });
+    const ctx = contextOf(stack);
+    const queue = stack.runtime.queue(QUEUE_NAMES.prompts);
+    // Two prompts to job-1, one each to job-2 and job-3: three lanes, of which the job sends two.
+    const batch = await stack.submit([
+      { projectId: 'first', jobId: 'job-1', prompt: 'one' },
+      { projectId: 'first', jobId: 'job-2', prompt: 'two' },
+      { projectId: 'first', jobId: 'job-1', prompt: 'one, again' },
+      { projectId: 'first', jobId: 'job-3', prompt: 'three' },
+    ]);
+    const [one, two, again, three] = batch.promptIds as [string, string, string, string];
+    await startBatch(ctx, { batchId: batch.batchId }, { sendFirst: 2 });
+
+    expect(stack.emulator.messages.map((m) => m.jobId).sort()).toEqual(['job-1', 'job-2']);
+    const states = async (id: string) => [(await stack.store.read(id))!.status, await (await queue.getJob(promptJobId(id, 0)))?.getState()];
+    // Sent: polling, their jobs delayed to the first poll (the guard moved from ~35 s to it).
+    for (const id of [one, two]) {
+      expect(await states(id)).toEqual(['polling', 'delayed']);
+      const job = (await queue.getJob(promptJobId(id, 0)))!;
+      expect(job.timestamp + job.delay - Date.now()).toBeLessThan(ctx.timing.pollMaxMs + 1000);
+    }
+    // Beyond the first two heads: its own job, due now. Not a head: no job.
+    expect(await states(three)).toEqual(['queued', 'waiting']);
+    expect(await states(again)).toEqual(['queued', undefined]);
+  });
+
+  it('whose send was cut short leaves the prompt to its guard job, which never posts it again', async () => {
+    const stack = await open({ workers: false });
+    const ctx = contextOf(stack);
+    const batch = await stack.submit([{ projectId: 'cut', jobId: 'job-5', prompt: 'sent while the batch job dies' }]);
+    const promptId = batch.promptIds[0]!;
+    // The message is processed at once and answered 3 s later: the batch job "dies" meanwhile.
+    stack.emulator.control.script('message', [{ kind: 'delay', ms: 3000, when: 'after' }]);
+    const batchJob = startBatch(ctx, { batchId: batch.batchId });
+    await until('the message processed', async () => (stack.emulator.messages.length === 1 ? true : undefined));
+    const guard = (await stack.runtime.queue(QUEUE_NAMES.prompts).getJob(promptJobId(promptId, 0)))!;
+    expect(await guard.getState()).toBe('delayed');
+    expect(guard.delay).toBeGreaterThan(30_000);
+
+    // The guard job's run, as another worker would make it once its delay is over.
+    let outcome: StepOutcome = await runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+    expect((await stack.store.read(promptId))!.status).toBe('ambiguous');
+    for (let steps = 0; outcome.kind === 'wait' && steps < 50; steps++) {
+      await new Promise((r) => setTimeout(r, outcome.kind === 'wait' ? outcome.delayMs : 0));
+      outcome = await runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+    }
+    expect(outcome).toEqual({ kind: 'finished', status: 'ambiguous' });
+    await batchJob;
+    expect(stack.emulator.messages).toHaveLength(1);
+    expect((await stack.store.read(promptId))!.status).toBe('ambiguous');
   });
 });
