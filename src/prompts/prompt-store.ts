@@ -4,7 +4,7 @@
  * workers racing on the same prompt cannot both win.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
-import type { LuaScript } from './lua-script.js';
+import { isNoScript, type LuaScript } from './lua-script.js';
 import type { PromptInput } from './prompt-input.js';
 import type { PromptKind } from './plan-chains.js';
 import { decodeRecord, F, pairsToHash, type PromptRecord, type RecordField } from './prompt-record.js';
@@ -336,15 +336,15 @@ export class PromptStore {
    * idempotent, so replaying the calls that did run is harmless.
    */
   private async runScripted(script: LuaScript, build: (pipeline: ChainableCommander) => void): Promise<unknown[]> {
+    await script.load(this.redis);
     for (let round = 0; ; round++) {
       const pipeline = this.redis.pipeline();
       build(pipeline);
       const results = (await pipeline.exec()) ?? [];
-      const missing = results.some(([err]) => err instanceof Error && err.message.startsWith('NOSCRIPT'));
+      const missing = results.some(([err]) => isNoScript(err));
       if (missing && round === 0) {
-        // On a Redis Cluster each master keeps its own scripts: load it on all of them.
-        const nodes = 'nodes' in this.redis && typeof this.redis.nodes === 'function' ? (this.redis.nodes as (role: string) => Redis[])('master') : [this.redis];
-        await Promise.all(nodes.map((node) => node.script('LOAD', script.source)));
+        // The server lost its scripts since this connection loaded them (a restart): load again.
+        await script.reload(this.redis);
         continue;
       }
       return results.map(([err, value]) => {
@@ -353,4 +353,5 @@ export class PromptStore {
       });
     }
   }
+
 }
