@@ -5,9 +5,10 @@
  * measured in a process that already ran a batch, as a running `mintpipe start` has (each case
  * still opens new workers, which learn run times from scratch); that first batch (the follow-ups
  * case) is reported too. Run alone (`npm run bench -- prompts`) it is the process's first work of
- * any kind, none of its code optimized by V8 yet, and its first round of 250 checks and sends
- * takes ~0.3 s longer (~1.25× the ideal); in a full `npm run bench` the export benchmarks ran
- * first, and only the prompt code is new to it (~1.2×).
+ * any kind, none of its code optimized by V8 yet, and its first round of 250 checks and sends is
+ * the slowest (1.17–1.20× the ideal, against 1.11–1.14× for the later cases); in a full
+ * `npm run bench` the export benchmarks ran first, and only the prompt code is new to it
+ * (1.16–1.18×).
  *
  * The ideal makespan is what the agents themselves need: the job whose runs took longest in all,
  * plus one round trip per prompt of it. Reports makespan / ideal, polls per prompt, and API calls
