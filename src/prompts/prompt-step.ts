@@ -11,7 +11,9 @@
  * A run that STARTS in `sending` is a re-run of a job whose worker stopped between the claim and
  * recording the POST's answer (a crash, a stalled lock): the POST may have gone out, so it is
  * never repeated; the prompt becomes `ambiguous` and its agent job is observed like any other (a
- * create has no known job: it ends `ambiguous` at once, holding its chain).
+ * create has no known job: it ends `ambiguous` at once, holding its chain). Not before a send's
+ * longest time (sendGuardMs) has passed since the claim, though: until then the claiming run may
+ * still be waiting for the answer.
  */
 import { pollStep } from './poll-agent-job.js';
 import type { PromptContext } from './prompt-context.js';
@@ -57,6 +59,11 @@ async function advance(scope: StepScope, record: PromptRecord): Promise<StepOutc
     case 'queued':
       return sendStep(scope, record);
     case 'sending': {
+      // Claimed less than a send's longest time ago: the run that claimed it may still be waiting
+      // for the answer (a guard job added before a slow check, budget or ledger write is due
+      // while the POST is in flight). Its answer, or this wait running out, decides.
+      const inFlightUntil = (record.sentAtMs ?? 0) + scope.ctx.timing.sendGuardMs;
+      if (scope.ctx.now() < inFlightUntil) return wait(inFlightUntil - scope.ctx.now(), 'a send may still be in flight');
       if (record.kind === 'create') {
         return scope.finish(record, 'ambiguous', {
           error: 'the worker stopped while creating the agent job; the create may have been performed, its job is unknown, so it is not resent',

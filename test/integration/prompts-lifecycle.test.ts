@@ -11,10 +11,10 @@ afterAll(async () => {
   for (const stack of stacks) await stack.close();
 });
 
-/** The context a prompt job runs with, on the stack's real parts, for running steps by hand. */
 /** The batch job leaves every send to the prompts' own jobs, which these tests run step by step. */
 const JOBS_SEND = { sendFirst: 0 };
 
+/** The context a prompt job runs with, on the stack's real parts, for running steps by hand. */
 function contextOf(stack: PromptStack) {
   return createPromptContext({
     client: stack.runtime.client(),
@@ -41,15 +41,25 @@ describe('a prompt whose send was interrupted', () => {
     const promptId = batch.promptIds[0]!;
     // As a worker that died right after claiming the send (before the POST) would have left it.
     const job = stack.emulator.control.getJob('crash', 'job-2')!;
+    const claimedAt = Date.now();
     const claimed = await stack.store.transition(promptId, batch.batchId, {
       attempt: 0,
       from: ['queued'],
       to: 'sending',
-      set: { sentAt: Date.now(), before: JSON.stringify({ status: job.status, prLink: job.prLink }) },
+      set: { sentAt: claimedAt, before: JSON.stringify({ status: job.status, prLink: job.prLink }) },
     });
     expect(claimed.ok).toBe(true);
 
-    let outcome: StepOutcome = await runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+    // Right after the claim, its run may still be waiting for the POST's answer: the job waits
+    // until a send's longest time has passed since the claim, and decides nothing yet.
+    const early = await runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+    expect(early).toMatchObject({ kind: 'wait', reason: 'a send may still be in flight' });
+    expect(early.kind === 'wait' && early.delayMs).toBeGreaterThan(ctx.timing.sendGuardMs - 5000);
+    expect((await stack.store.read(promptId))!.status).toBe('sending');
+
+    // Past that time (the job's clock moved on): nobody is waiting for an answer any more.
+    const later = { ...ctx, now: () => claimedAt + ctx.timing.sendGuardMs + 1 };
+    let outcome: StepOutcome = await runPromptStep(later, { batchId: batch.batchId, promptId, attempt: 0 });
     expect(outcome.kind).toBe('wait');
     expect((await stack.store.read(promptId))!.status).toBe('ambiguous');
     for (let steps = 0; outcome.kind === 'wait' && steps < 50; steps++) {
@@ -92,10 +102,12 @@ describe('a send still in flight when Redis forgot its prompt', () => {
     // `polling` with no job to poll it, and the batch would never end).
     expect(await inFlight).toEqual({ kind: 'skipped', reason: 'sent, but the record moved on: claim-lost' });
     expect((await stack.store.read(promptId))!.status).toBe('sending');
+    // Its own job, once a send's longest time has passed since the claim the ledger recorded.
+    const later = { ...ctx, now: () => Date.now() + ctx.timing.sendGuardMs };
     let outcome: StepOutcome = { kind: 'wait', delayMs: 0, reason: 'start' };
     for (let steps = 0; outcome.kind === 'wait' && steps < 50; steps++) {
       await new Promise((r) => setTimeout(r, outcome.kind === 'wait' ? outcome.delayMs : 0));
-      outcome = await runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+      outcome = await runPromptStep(later, { batchId: batch.batchId, promptId, attempt: 0 });
     }
     expect(outcome).toEqual({ kind: 'finished', status: 'ambiguous' });
     expect(stack.emulator.messages).toHaveLength(1);
@@ -285,11 +297,12 @@ describe('the batch job', () => {
     expect(guard.delay).toBeGreaterThan(30_000);
 
     // The guard job's run, as another worker would make it once its delay is over.
-    let outcome: StepOutcome = await runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+    const later = { ...ctx, now: () => Date.now() + ctx.timing.sendGuardMs };
+    let outcome: StepOutcome = await runPromptStep(later, { batchId: batch.batchId, promptId, attempt: 0 });
     expect((await stack.store.read(promptId))!.status).toBe('ambiguous');
     for (let steps = 0; outcome.kind === 'wait' && steps < 50; steps++) {
       await new Promise((r) => setTimeout(r, outcome.kind === 'wait' ? outcome.delayMs : 0));
-      outcome = await runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+      outcome = await runPromptStep(later, { batchId: batch.batchId, promptId, attempt: 0 });
     }
     expect(outcome).toEqual({ kind: 'finished', status: 'ambiguous' });
     await batchJob;
