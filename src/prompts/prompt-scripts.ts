@@ -98,16 +98,18 @@ return found
 
 /**
  * Appends a prompt to its agent job's lane once (not when final or already in it).
- * KEYS: prompt, lane. ARGV: promptId. Returns {1, head} or {-1} when the prompt is missing.
+ * KEYS: prompt, lane. ARGV: promptId. Returns {1, head, entered an empty lane (1/0)} or {-1}
+ * when the prompt is missing.
  */
 export const LANE_ENTER = new LuaScript(`
 local f = redis.call('HMGET', KEYS[1], 'status', 'done', 'laned')
 if not f[1] then return {-1} end
+local first = 0
 if f[2] ~= '1' and f[3] ~= '1' then
-  redis.call('RPUSH', KEYS[2], ARGV[1])
+  if redis.call('RPUSH', KEYS[2], ARGV[1]) == 1 then first = 1 end
   redis.call('HSET', KEYS[1], 'laned', '1')
 end
-return {1, redis.call('LINDEX', KEYS[2], 0) or ''}
+return {1, redis.call('LINDEX', KEYS[2], 0) or '', first}
 `);
 
 /** Takes a final prompt out of its lane. KEYS: lane. ARGV: promptId. Returns the new head or ''. */

@@ -224,22 +224,30 @@ export class PromptStore {
     });
   }
 
-  /** Puts prompts in their lanes, in the given order; returns each lane's head afterwards. */
-  async enterLanes(records: ReadonlyArray<Pick<PromptRecord, 'promptId' | 'lane'>>): Promise<string[]> {
+  /**
+   * Puts prompts in their lanes, in the given order; returns each lane's head afterwards, and the
+   * prompts that entered an empty lane (no other prompt of any batch ahead of them, so no run of
+   * another prompt hands the lane on to them).
+   */
+  async enterLanes(records: ReadonlyArray<Pick<PromptRecord, 'promptId' | 'lane'>>): Promise<{ heads: string[]; firstInLane: Set<string> }> {
     const heads = new Set<string>();
+    const firstInLane = new Set<string>();
     const chunkSize = 500;
     for (let start = 0; start < records.length; start += chunkSize) {
+      const chunk = records.slice(start, start + chunkSize);
       const replies = await this.runScripted(LANE_ENTER, (pipeline) => {
-        for (const r of records.slice(start, start + chunkSize)) {
+        for (const r of chunk) {
           pipeline.evalsha(LANE_ENTER.sha, 2, this.keys.prompt(r.promptId), this.keys.lane(r.lane), r.promptId);
         }
       });
-      for (const reply of replies) {
-        const [code, head] = reply as [number, string?];
-        if (Number(code) === 1 && head) heads.add(head);
-      }
+      replies.forEach((reply, i) => {
+        const [code, head, first] = reply as [number, string?, number?];
+        if (Number(code) !== 1) return;
+        if (head) heads.add(head);
+        if (Number(first) === 1) firstInLane.add(chunk[i]!.promptId);
+      });
     }
-    return [...heads];
+    return { heads: [...heads], firstInLane };
   }
 
   /** Takes a final prompt out of its lane; returns the lane's new head, if any. */

@@ -55,10 +55,11 @@ export async function startBatch(ctx: PromptContext, data: BatchJobData, options
   // job is (re-)added: a re-run repairs a hand-over that a crash interrupted.
   const open = records.filter((r) => !r.done);
   const waiting = open.filter((r) => !r.laned);
-  const heads = await ctx.store.enterLanes(open);
+  const { heads, firstInLane } = await ctx.store.enterLanes(open);
   const fresh = new Set(waiting.map((r) => r.promptId));
-  // Heads that entered their lane in this run have no job yet: the first of them are sent here.
-  const sendNow = (await ctx.store.readMany(heads.filter((id) => fresh.has(id)).slice(0, options.sendFirst ?? FIRST_SENDS_IN_BATCH_JOB))).filter(
+  // Prompts that entered an empty lane have no job yet, and no run of an earlier prompt hands the
+  // lane on to them: the first of them are sent here.
+  const sendNow = (await ctx.store.readMany(heads.filter((id) => firstInLane.has(id)).slice(0, options.sendFirst ?? FIRST_SENDS_IN_BATCH_JOB))).filter(
     (r): r is PromptRecord => r !== undefined && r.status === 'queued' && !r.done,
   );
   const sentHere = new Set(sendNow.map((r) => r.promptId));

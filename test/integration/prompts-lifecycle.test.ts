@@ -310,3 +310,23 @@ describe('the batch job', () => {
     expect((await stack.store.read(promptId))!.status).toBe('ambiguous');
   });
 });
+
+describe('entering lanes', () => {
+  it('tells which prompts entered an empty lane: one behind an earlier batch\'s prompt did not', async () => {
+    const stack = await open({ workers: false });
+    const ctx = contextOf(stack);
+    const earlier = await stack.submit([{ projectId: 'lanes', jobId: 'job-8', prompt: 'earlier' }]);
+    await startBatch(ctx, { batchId: earlier.batchId }, JOBS_SEND);
+    const later = await stack.submit([
+      { projectId: 'lanes', jobId: 'job-8', prompt: 'behind the earlier batch' },
+      { projectId: 'lanes', jobId: 'job-9', prompt: 'first in its lane' },
+      { projectId: 'lanes', jobId: 'job-9', prompt: 'second in its lane' },
+    ]);
+    const records = (await stack.store.readMany(later.promptIds)).map((r) => r!);
+    const { heads, firstInLane } = await stack.store.enterLanes(records);
+    expect([...firstInLane]).toEqual([later.promptIds[1]]);
+    expect(heads.sort()).toEqual([earlier.promptIds[0]!, later.promptIds[1]!].sort());
+    // Entering again changes nothing, and nobody enters an empty lane twice.
+    expect((await stack.store.enterLanes(records)).firstInLane.size).toBe(0);
+  });
+});
