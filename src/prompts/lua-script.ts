@@ -23,6 +23,8 @@ export class LuaScript {
     let loading = this.loads.get(redis);
     if (!loading) {
       const nodes = 'nodes' in redis && typeof redis.nodes === 'function' ? (redis.nodes as (role: string) => Redis[])('master') : [redis];
+      // A cluster that has not fetched its slots yet lists no nodes: load at a later call.
+      if (nodes.length === 0) return Promise.resolve();
       loading = Promise.all(nodes.map((node) => node.script('LOAD', this.source))).then(() => undefined);
       // A failed load is tried again by the next call.
       loading.catch(() => this.loads.delete(redis));

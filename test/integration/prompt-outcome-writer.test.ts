@@ -50,13 +50,19 @@ describe('the prompt ledger writer', () => {
     );
     const record = { ...records[0]!, version: 7 };
     let timer: NodeJS.Timeout | undefined;
+    // Far longer than an insert takes, even on a busy machine: only a write waiting for the marks
+    // (held back until the end of this test) runs into it.
     const waitedForMarks = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('the write waited for the synced marks')), 5000);
+      timer = setTimeout(() => reject(new Error('the write waited for the synced marks')), 20_000);
     });
-    await Promise.race([writer.write([record]), waitedForMarks]).finally(() => clearTimeout(timer));
-    expect(await storedVersions(record.promptId)).toContain(7);
-    expect(marked).toEqual([{ promptId: record.promptId, version: 7 }]);
-    release();
+    try {
+      await Promise.race([writer.write([record]), waitedForMarks]);
+      expect(await storedVersions(record.promptId)).toContain(7);
+      expect(marked).toEqual([{ promptId: record.promptId, version: 7 }]);
+    } finally {
+      clearTimeout(timer);
+      release();
+    }
   });
 
   it('logs a failed mark and still resolves the write whose rows were stored', async () => {

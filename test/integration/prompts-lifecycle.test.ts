@@ -2,6 +2,7 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { batchJobId, createPromptContext, promptJobId, runPromptStep, startBatch, type StepOutcome } from '../../src/prompts/index.js';
+import { sendInThisRun } from '../../src/prompts/hand-over.js';
 import { queueKeyPrefix, QUEUE_NAMES } from '../../src/queue/queues.js';
 import { openPromptStack, promptsOver, type PromptStack } from '../support/prompts-stack.js';
 import { until } from '../support/wait.js';
@@ -308,6 +309,21 @@ describe('the batch job', () => {
     await batchJob;
     expect(stack.emulator.messages).toHaveLength(1);
     expect((await stack.store.read(promptId))!.status).toBe('ambiguous');
+  });
+});
+
+describe('lane heads sent by two runs at once', () => {
+  it('go out once: the claim decides, and the run that lost it sends nothing', async () => {
+    const stack = await open({ workers: false });
+    const ctx = contextOf(stack);
+    const batch = await stack.submit([{ projectId: 'twice', jobId: 'job-3', prompt: 'raced' }]);
+    await startBatch(ctx, { batchId: batch.batchId }, JOBS_SEND);
+    const head = (await stack.store.read(batch.promptIds[0]!))!;
+    // As the batch job and a hand-over from an earlier batch's prompt on the same lane would.
+    const delays = await Promise.all([sendInThisRun(ctx, head), sendInThisRun(ctx, head)]);
+    expect(stack.emulator.messages).toHaveLength(1);
+    expect((await stack.store.read(head.promptId))!.status).toBe('polling');
+    expect(delays.every((ms) => ms > 0)).toBe(true);
   });
 });
 
