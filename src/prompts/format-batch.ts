@@ -71,9 +71,11 @@ export function formatBatchReport(status: BatchStatus, options: { everyPrompt?: 
   const sentBefore = (status.prompts ?? []).filter((p) => p.sentBy !== null);
   if (sentBefore.length > 0) {
     lines.push(
-      `sent before (${sentBefore.length}): the ledger has these rows sent by an earlier batch, so they were not sent again (\`prompts send --force FILE\` sends every row again):`,
+      `sent before (${sentBefore.length}): the ledger has these rows from an earlier batch, which sent or settled them, so they were not sent again (\`prompts send --force FILE\` sends every row again):`,
     );
-    for (const p of sentBefore.slice(0, CHAIN_LINES)) lines.push(`  ${where(p)}  ${target(p, chainJobs)}  ${p.status}  sent by batch ${p.sentBy}${p.sentAt ? ` at ${p.sentAt}` : ''}`);
+    for (const p of sentBefore.slice(0, CHAIN_LINES)) {
+      lines.push(`  ${where(p)}  ${target(p, chainJobs)}  ${p.status}  ${p.sentAt ? `sent by batch ${p.sentBy} at ${p.sentAt}` : `as batch ${p.sentBy} recorded it (never sent)`}`);
+    }
     if (sentBefore.length > CHAIN_LINES) lines.push(`  … ${sentBefore.length - CHAIN_LINES} more (--prompts --format json lists all, with sentBy)`);
   }
   const links = (status.prompts ?? []).filter((p) => p.prLink && p.chain === null);

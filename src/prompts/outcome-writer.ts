@@ -31,6 +31,7 @@ export function toPromptEvent(record: PromptRecord): PromptEvent {
     position: record.position,
     line: record.line ?? null,
     attempt: record.attempt,
+    sentBy: record.sentBy ?? null,
     // The text goes to the ledger once per send attempt, not with every change.
     prompt: record.status === 'queued' ? record.prompt : '',
   };

@@ -102,9 +102,12 @@ function best(entries: readonly LedgerEntry[]): LedgerEntry | undefined {
 
 function adopt(ctx: PromptContext, record: PromptRecord, known: LedgerEntry): Adoption {
   const jobId = known.jobId || record.jobId;
-  const sentBy = known.batchId === record.batchId ? null : known.batchId;
+  // The batch whose row it really is: an entry that was itself taken over names its origin.
+  const origin = known.sentBy || known.batchId;
+  const sentBy = origin === record.batchId ? null : origin;
   const sent = { jobId: jobId || null, sentAt: known.sentAtMs, sentBy };
-  const elsewhere = sentBy === null ? '' : ` (sent by batch ${known.batchId}, prompt ${known.promptId})`;
+  // Said once, by the first batch that took the state over (a later one copies its error as it is).
+  const elsewhere = sentBy === null || known.sentBy ? '' : ` (${known.sentAtMs === null ? 'recorded' : 'sent'} by batch ${known.batchId}, prompt ${known.promptId})`;
   if ((FINAL_STATUSES as readonly PromptStatus[]).includes(known.status)) {
     return {
       status: known.status,
@@ -112,7 +115,8 @@ function adopt(ctx: PromptContext, record: PromptRecord, known: LedgerEntry): Ad
       set: { ...sent, finishedAt: known.finishedAtMs ?? ctx.now(), prLink: known.prLink, polls: known.polls, error: known.error ? `${known.error}${elsewhere}` : null },
     };
   }
-  const recovered = `the ledger shows it ${known.status === 'sending' ? 'was being sent' : 'was sent'}${elsewhere}; not resent`;
+  const by = sentBy === null ? '' : known.sentBy ? ` (sent by batch ${origin})` : elsewhere;
+  const recovered = `the ledger shows it ${known.status === 'sending' ? 'was being sent' : 'was sent'}${by}; not resent`;
   if (known.status === 'polling' && jobId) {
     return { status: 'polling', done: false, set: { ...sent, pollDueAt: ctx.now(), polls: known.polls, error: null } };
   }

@@ -44,6 +44,8 @@ export interface PromptEvent {
   polls?: number;
   /** @default null */
   error?: string | null;
+  /** The earlier batch whose row this prompt's state was taken from (null: its own). @default null */
+  sentBy?: string | null;
   /** Increases with every event of the prompt; the highest is its current state. */
   version: number;
   /** @default now */
@@ -105,6 +107,7 @@ export async function insertPromptEvents(wh: Warehouse, events: readonly PromptE
       position: event.position ?? 0,
       line: event.line ?? null,
       attempt: event.attempt ?? 0,
+      sent_by: event.sentBy ?? '',
     })),
   );
 }

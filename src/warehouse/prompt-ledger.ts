@@ -36,6 +36,8 @@ export interface LedgerEntry {
   attempt: number;
   /** Epoch ms of its latest event. */
   recordedAtMs: number;
+  /** The earlier batch its state was taken from ('' when this batch did the work, or for events from before it was recorded). */
+  sentBy: string;
 }
 
 export interface LedgerQuery {
@@ -68,6 +70,7 @@ interface Row {
   l_version: number | string;
   l_attempt: number | string;
   l_recorded_at: number | string;
+  l_sent_by: string;
 }
 
 /** Latest ledger state of the prompts the query names; none when it names nothing. */
@@ -103,7 +106,8 @@ export async function readPromptLedger(wh: Warehouse, query: LedgerQuery): Promi
        argMax(ifNull(error, ''), ${order}) AS l_error,
        max(version) AS l_version,
        argMax(attempt, ${order}) AS l_attempt,
-       toUnixTimestamp64Milli(max(recorded_at)) AS l_recorded_at
+       toUnixTimestamp64Milli(max(recorded_at)) AS l_recorded_at,
+       argMax(sent_by, ${order}) AS l_sent_by
      FROM ${tableName(wh, 'prompt_events')}
      WHERE ${filters.join(' OR ')}
      GROUP BY batch_id, prompt_id
@@ -132,6 +136,7 @@ export async function readPromptLedger(wh: Warehouse, query: LedgerQuery): Promi
     version: Number(r.l_version),
     attempt: Number(r.l_attempt),
     recordedAtMs: Number(r.l_recorded_at),
+    sentBy: r.l_sent_by,
   }));
 }
 

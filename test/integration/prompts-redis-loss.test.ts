@@ -141,7 +141,7 @@ describe('a prompt file with one line fixed and submitted again', () => {
     expect(status.prompts!.map((p) => p.status)).toEqual(['completed', 'completed', 'completed', 'completed', 'completed']);
     // The rows sent before say by which batch, and the report says they were not sent again.
     expect(status.prompts!.map((p) => p.sentBy)).toEqual([before.batchId, before.batchId, null, before.batchId, null]);
-    expect(formatBatchReport(status)).toContain(`sent before (3): the ledger has these rows sent by an earlier batch, so they were not sent again`);
+    expect(formatBatchReport(status)).toContain(`sent before (3): the ledger has these rows from an earlier batch, which sent or settled them, so they were not sent again`);
 
     const posts = postsPerPrompt('fix');
     expect(Object.fromEntries(posts)).toEqual({
@@ -150,6 +150,39 @@ describe('a prompt file with one line fixed and submitted again', () => {
       'fix/job-3/third': 1,
       'fix/create/start the docs': 1,
       [`fix/${created!.jobId}/then the quickstart`]: 1,
+    });
+  }, 60_000);
+});
+
+describe('a row taken over by batch after batch', () => {
+  it('names the batch that sent it, or settled it unsent, and says so once however many batches took it over since', async () => {
+    const archived = [...Array(80).keys()].map((n) => `job-${n + 1}`).find((id) => stack.emulator.control.getJob('handed', id)?.status === 'archived')!;
+    const rows = (extra: string[]): PromptInput[] => [
+      { projectId: 'handed', jobId: 'job-1', prompt: 'sent once' },
+      { projectId: 'handed', jobId: archived, prompt: 'to an archived job' },
+      ...extra.map((prompt, i) => ({ projectId: 'handed', jobId: `job-${i + 2}`, prompt })),
+    ];
+    const first = await stack.submit(rows([]));
+    const firstStatus = await stack.finish(first.batchId);
+    expect(firstStatus.prompts!.map((p) => p.status)).toEqual(['completed', 'rejected']);
+    const rejectedError = firstStatus.prompts![1]!.error!;
+
+    const second = await stack.submit(rows(['new in the second file']));
+    await stack.finish(second.batchId);
+    const third = await stack.submit(rows(['new in the second file', 'new in the third file']));
+    const status = await stack.finish(third.batchId);
+    const [sent, unsent, secondsRow, thirdsRow] = status.prompts!;
+    // The first batch sent the first row and settled the second unsent; the second batch sent its new row.
+    expect([sent!.sentBy, unsent!.sentBy, secondsRow!.sentBy, thirdsRow!.sentBy]).toEqual([first.batchId, first.batchId, second.batchId, null]);
+    expect(sent!.sentAt).toBe(firstStatus.prompts![0]!.sentAt);
+    expect(unsent!.error).toBe(`${rejectedError} (recorded by batch ${first.batchId}, prompt ${first.promptIds[1]})`);
+    const report = formatBatchReport(status);
+    expect(report).toContain(`rejected  as batch ${first.batchId} recorded it (never sent)`);
+    expect(report).toContain(`completed  sent by batch ${first.batchId} at ${sent!.sentAt}`);
+    expect(Object.fromEntries(postsPerPrompt('handed'))).toEqual({
+      'handed/job-1/sent once': 1,
+      'handed/job-2/new in the second file': 1,
+      'handed/job-3/new in the third file': 1,
     });
   }, 60_000);
 });
