@@ -134,7 +134,11 @@ describe('mintpipe prompts', () => {
     // The same batch again adds nothing: nothing to say about workers.
     const again = await runCli(['prompts', 'send', path], alone);
     expect([again.code, again.stderr]).toEqual([0, '']);
-    expect((await runCli(['prompts', 'cancel', batchId], alone)).code).toBe(0);
+    const cancelled = await runCli(['prompts', 'cancel', batchId], alone);
+    expect([cancelled.code, cancelled.stdout]).toEqual([0, `batch ${batchId}: 1 prompt(s) cancelled, 0 in flight left to finish\n`]);
+    expect(cancelled.stderr).toBe(
+      'no worker serves the prompts queue yet: the warehouse (prompt_outcomes) records the cancellations once `mintpipe start` or `mintpipe worker` runs (with its MINTLIFY_API_KEY)\n',
+    );
     // With a worker connected to the queue, no hint.
     const worker = await startCli(['worker', '--queues', 'prompts'], alone, (printed) => printed.stderr.includes('mintpipe worker: prompts'));
     try {
@@ -145,6 +149,20 @@ describe('mintpipe prompts', () => {
       worker.child.kill('SIGTERM');
       await worker.exited;
     }
+  });
+
+  it('send --wait stopped by Ctrl-C says the batch is kept and how to follow it, and exits 130', async () => {
+    const own = { ...env, MINTPIPE_QUEUE_PREFIX: `tcli${randomBytes(4).toString('hex')}`, MINTPIPE_DATA_DIR: join(dir, 'data-interrupted') };
+    // The message is answered after 3 s: the batch is still open when Ctrl-C comes.
+    emulator.control.script('message', [{ kind: 'delay', ms: 3000, when: 'before' }]);
+    const path = file('interrupted.jsonl', `${JSON.stringify({ projectId: 'cli', jobId: liveJob('cli'), prompt: 'followed, then not' })}\n`);
+    const running = await startCli(['prompts', 'send', path, '--wait'], own, (printed) => /batch [0-9a-f]{16}: 0\/1 final/.test(printed.stderr));
+    const batchId = /batch ([0-9a-f]{16}):/.exec(running.output().stderr)![1]!;
+    running.child.kill('SIGINT');
+    expect(await running.exited).toBe(130);
+    expect(running.output().stderr).toContain(
+      `stopped following batch ${batchId}; it is kept: \`mintpipe prompts status ${batchId}\` shows where it stands, and workers (\`mintpipe start\` or \`mintpipe worker\`) carry it on\n`,
+    );
   });
 
   it('send --wait exits 1 when a prompt ended ambiguous', async () => {

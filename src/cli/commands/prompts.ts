@@ -16,6 +16,7 @@ import type { BatchStatus } from '../../prompts/index.js';
 import { isBatchId } from '../../prompts/batch-id-format.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import type { Runtime } from '../runtime.js';
+import { onStopSignal } from '../stop-signals.js';
 
 /** What the subcommands run, loaded on use: `--help` and usage errors load only commander. */
 async function load() {
@@ -92,6 +93,7 @@ export function register(program: Command): void {
         if (!flags.wait) {
           if (flags.format === 'json') writeJson(result);
           else process.stdout.write(line);
+          if (result.resent.length > 0) await hintWithoutWorkers(runtime, 'the resent prompts go out');
           return 0;
         }
         process.stderr.write(line);
@@ -123,6 +125,8 @@ export function register(program: Command): void {
         const result = await cancelBatch({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId).catch(whenMissing(batchId));
         if (flags.format === 'json') writeJson(result);
         else process.stdout.write(`batch ${batchId}: ${result.cancelled.length} prompt(s) cancelled, ${result.inFlight.length} in flight left to finish\n`);
+        // Redis has the cancellations now; the batch job writes them to the warehouse.
+        if (result.cancelled.length > 0) await hintWithoutWorkers(runtime, 'the warehouse (prompt_outcomes) records the cancellations', false);
       });
     });
 }
@@ -243,9 +247,9 @@ async function runSend(file: string, flags: SendFlags): Promise<number> {
  * Submitting needs only Redis, so a batch can wait there for workers: says so (on stderr) when
  * none is connected, and nothing when Redis will not tell.
  */
-async function hintWithoutWorkers(runtime: Runtime): Promise<void> {
+async function hintWithoutWorkers(runtime: Runtime, what = 'the batch runs', orWait = true): Promise<void> {
   if ((await runtime.workersConnected(QUEUE_NAMES.prompts)) !== false) return;
-  process.stderr.write('no worker serves the prompts queue yet: the batch runs once `mintpipe start` or `mintpipe worker` runs (with its MINTLIFY_API_KEY), or pass --wait\n');
+  process.stderr.write(`no worker serves the prompts queue yet: ${what} once \`mintpipe start\` or \`mintpipe worker\` runs (with its MINTLIFY_API_KEY)${orWait ? ', or pass --wait' : ''}\n`);
 }
 
 /** Makes sure a worker serves the queue, then shows progress until the batch is final. */
@@ -257,6 +261,16 @@ async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
   const label = `batch ${batchId}`;
   const tty = process.stderr.isTTY === true && !process.env.CI;
   let lastPlainAt = 0;
+  // Ctrl-C stops the following (and this process's workers), not the batch: say where it stands.
+  const off = onStopSignal(
+    () => {
+      display.stop();
+      process.stderr.write(
+        `stopped following batch ${batchId}; it is kept: \`mintpipe prompts status ${batchId}\` shows where it stands, and workers (\`mintpipe start\` or \`mintpipe worker\`) carry it on\n`,
+      );
+    },
+    { once: true },
+  );
   try {
     return await waitForBatch(runtime.redis, runtime.config.queuePrefix, batchId, {
       onProgress: (status) => {
@@ -268,6 +282,7 @@ async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
       },
     });
   } finally {
+    off();
     display.stop();
   }
 }
