@@ -184,5 +184,19 @@ describe('a row taken over by batch after batch', () => {
       'handed/job-2/new in the second file': 1,
       'handed/job-3/new in the third file': 1,
     });
+
+    // Redis loses everything; the third batch, rebuilt from the ledger, still names the senders.
+    const marker = `mintpipe-test-marker-${process.pid}-handed`;
+    await stack.runtime.redis.set(marker, '1');
+    await redis.kill();
+    await new Promise((r) => setTimeout(r, 300));
+    await redis.restart();
+    expect(await stack.runtime.redis.exists(marker)).toBe(0);
+    expect((await runCli(['prompts', 'recover', third.batchId], stack.env)).code).toBe(0);
+    await until('the batch rebuilt in Redis', async () => ((await stack.store.batchMeta(third.batchId)) ? true : undefined));
+    const recovered = await stack.finish(third.batchId);
+    expect(recovered.prompts!.map((p) => p.sentBy)).toEqual([first.batchId, first.batchId, second.batchId, null]);
+    expect(recovered.prompts![1]!.error).toBe(unsent!.error);
+    expect(postsPerPrompt('handed').size).toBe(3);
   }, 60_000);
 });
