@@ -21,6 +21,17 @@ export interface ResendResult {
   released: string[];
   /** Ambiguous prompts still observed on their agent jobs: not final, so not resent yet. */
   observing: string[];
+  /**
+   * Resent prompts whose agent job was seen running, or changed, after the first send: that send
+   * was most likely received, and the job may now run the prompt twice.
+   */
+  likelyReceived: string[];
+}
+
+/** Whether what was observed after an ambiguous send says the job ran it. */
+function ranAfterSend(record: PromptRecord): boolean {
+  if (record.observedActive) return true;
+  return record.before !== undefined && record.lastStatus !== undefined && record.lastStatus !== record.before.status;
 }
 
 export interface ResendOptions {
@@ -48,14 +59,16 @@ export async function resendAmbiguous(
   }
   const resent: string[] = [];
   const released: string[] = [];
+  const likelyReceived: string[] = [];
   for (const record of chosen) {
     if (!(await store.resend(record.promptId, batchId))) continue;
     resent.push(record.promptId);
+    if (ranAfterSend(record)) likelyReceived.push(record.promptId);
     // Its chain waits no more for a decision: the held steps queue behind the new attempt.
     for (const step of await store.chainAfter(record)) if (await store.setHeld(step, false)) released.push(step.promptId);
   }
   // The batch job writes the new states to the warehouse and starts the lanes' heads.
   if (resent.length > 0) await addBatchJob(deps.queue, batchId, await store.nextBatchGeneration(batchId));
   const observing = records.filter((r) => r.status === 'ambiguous' && !r.done).map((r) => r.promptId);
-  return { batchId, resent, released, observing };
+  return { batchId, resent, released, observing, likelyReceived };
 }

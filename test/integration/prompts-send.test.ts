@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSeededArchived } from '../../src/emulator/index.js';
 import { promptsOver, openPromptStack, type PromptStack } from '../support/prompts-stack.js';
 import { PromptKeys } from '../../src/prompts/prompt-keys.js';
+import { runCli } from '../support/run-cli.js';
 
 const SEED = 42;
 let stack: PromptStack;
@@ -149,14 +150,32 @@ describe('sending a batch', () => {
     await stack.runtime.redis.hset(new PromptKeys(stack.config.queuePrefix).prompt(batch.promptIds[0]!), 'sentBy', 'fedcba9876543210');
     expect((await stack.store.read(batch.promptIds[0]!))!.sentBy).toBe('fedcba9876543210');
 
-    const { resent } = await resendAmbiguous({ redis: stack.runtime.redis, queue: stack.runtime.queue('prompts'), prefix: stack.config.queuePrefix }, batch.batchId);
+    const { resent, likelyReceived } = await resendAmbiguous({ redis: stack.runtime.redis, queue: stack.runtime.queue('prompts'), prefix: stack.config.queuePrefix }, batch.batchId);
     expect(resent).toHaveLength(1);
+    // Refused before processing, its job never ran it: nothing suggests it was received.
+    expect(likelyReceived).toEqual([]);
     expect((await stack.store.read(batch.promptIds[0]!))!.sentBy).toBeUndefined();
     const [p] = (await stack.finish(batch.batchId)).prompts!;
     expect(['completed', 'failed']).toContain(p!.status);
     expect(received('try me again')).toBe(1);
     const [row] = await stack.outcomes(batch.batchId);
     expect(row!.status).toBe(p!.status);
+  });
+
+  it('says which resent prompts were most likely received: their job was seen running after the first send', async () => {
+    const jobIds = liveJobs('resent-ran', 2);
+    stack.emulator.control.script('message', [{ kind: 'status', status: 503, when: 'before' }, { kind: 'status', status: 503, when: 'before' }]);
+    const batch = await stack.submit(jobIds.map((jobId) => ({ projectId: 'resent-ran', jobId, prompt: `maybe received by ${jobId}` })));
+    expect((await stack.finish(batch.batchId)).byStatus.ambiguous).toBe(2);
+    // As its polls would have left it had the job run the first send.
+    const keys = new PromptKeys(stack.config.queuePrefix);
+    await stack.runtime.redis.hset(keys.prompt(batch.promptIds[1]!), 'observedActive', '1');
+    const resend = await runCli(['prompts', 'resend', batch.batchId, '--ambiguous'], stack.env);
+    expect(resend.code, resend.stderr).toBe(0);
+    expect(resend.stderr).toBe(
+      `warning: 1 of them showed their agent job running after the first send, so it was most likely received and may run twice: ${batch.promptIds[1]}\n`,
+    );
+    await stack.finish(batch.batchId);
   });
 
   it('waits Retry-After after a 429 on the send, then sends once', async () => {

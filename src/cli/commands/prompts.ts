@@ -90,6 +90,11 @@ export function register(program: Command): void {
             ? `nothing to resend yet: ${result.observing.length} ambiguous prompt(s) still being observed on their agent jobs (resend once they are final)`
             : 'nothing to resend (no ambiguous prompt)';
         const line = result.resent.length === 0 ? `batch ${batchId}: ${nothing}\n` : `batch ${batchId}: ${result.resent.length} ambiguous prompt(s) queued again${held}\n`;
+        if (result.likelyReceived.length > 0) {
+          process.stderr.write(
+            `warning: ${result.likelyReceived.length} of them showed their agent job running after the first send, so it was most likely received and may run twice: ${result.likelyReceived.join(', ')}\n`,
+          );
+        }
         if (!flags.wait) {
           if (flags.format === 'json') writeJson(result);
           else process.stdout.write(line);
