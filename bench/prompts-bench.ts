@@ -6,7 +6,7 @@
  * still opens new workers, which learn run times from scratch); that first batch (the follow-ups
  * case) is reported too. Run alone (`npm run bench -- prompts`) it is the process's first work of
  * any kind, none of its code optimized by V8 yet, and its first round of 250 checks and sends is
- * the slowest (1.17–1.20× the ideal, against 1.11–1.17× for the later cases); in a full
+ * the slowest (1.17–1.20× the ideal, against 1.09–1.17× for the later cases); in a full
  * `npm run bench` the export benchmarks ran first, and only the prompt code is new to it
  * (1.16–1.18×).
  *
