@@ -24,6 +24,7 @@ import { isRetryableRead, isRetryableSend, provesNotSent, serverRequestedWaitMs 
 import { agentJobSchema, visitorsPageSchema, type AgentJob, type VisitorsPage } from './schemas.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_LIMIT = 250;
 
 /**
  * A POST's JSON text travels beside ky's request, not in it. ky clones every request before
@@ -39,7 +40,6 @@ function fetchWithJsonBody(input: Request | URL | string, init?: RequestInit & {
   const body = init?.[JSON_BODY];
   return body === undefined ? fetch(input) : fetch(input, { body });
 }
-const MAX_LIMIT = 250;
 
 interface ApiRequest<S extends z.ZodType> {
   op: ApiOperation;

@@ -19,7 +19,6 @@ import type { PromptRecord } from './prompt-record.js';
 import type { PromptContext } from './prompt-context.js';
 import { sendStep, type HandedOver } from './send-prompt.js';
 import { StepScope } from './step-scope.js';
-import type { StepOutcome } from './step-outcome.js';
 
 export async function handOver(scope: StepScope, record: PromptRecord): Promise<void> {
   const { store, queue } = scope.ctx;
@@ -52,20 +51,8 @@ export async function handOver(scope: StepScope, record: PromptRecord): Promise<
  */
 export async function sendInThisRun(ctx: PromptContext, head: PromptRecord, from: { parent?: StepScope; handedOver?: HandedOver } = {}): Promise<number> {
   const scope = new StepScope(ctx, head, from.parent);
-  let outcome: StepOutcome;
-  try {
-    outcome = await sendStep(scope, head, from.handedOver);
-  } catch (err) {
-    // What changed before the failure (a ledger mark taken back, say) still goes to the warehouse.
-    await scope.flush().catch((flushErr: unknown) => scope.logger.warn({ event: 'prompt_events_write_failed', err: flushErr }, 'events left for the next run'));
-    throw err;
-  }
-  if (outcome.kind !== 'wait') {
-    await scope.flush();
-    return 0;
-  }
-  scope.flush().catch((err: unknown) => scope.logger.warn({ event: 'prompt_events_write_failed', err }, 'events left for the next run'));
-  return outcome.delayMs;
+  const outcome = await scope.runAndWrite(() => sendStep(scope, head, from.handedOver));
+  return outcome.kind === 'wait' ? outcome.delayMs : 0;
 }
 
 /** The job as the prompt's last poll saw it, when that poll is what ended it (completed or failed). */

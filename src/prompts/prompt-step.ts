@@ -29,24 +29,7 @@ export async function runPromptStep(ctx: PromptContext, data: PromptJobData): Pr
   if (!record) return { kind: 'skipped', reason: 'prompt not found' };
   if (record.attempt !== data.attempt) return { kind: 'skipped', reason: `attempt ${data.attempt} was superseded by ${record.attempt}` };
   const scope = new StepScope(ctx, record);
-  let outcome: StepOutcome;
-  try {
-    outcome = await advance(scope, record);
-  } catch (err) {
-    // The changes made before the failure still go to the warehouse; the failure is what counts.
-    await scope.flush().catch((flushErr: unknown) => scope.logger.warn({ event: 'prompt_events_write_failed', err: flushErr }, 'events kept for the next run'));
-    throw err;
-  }
-  if (outcome.kind === 'wait') {
-    // Write-behind: the step does not wait for the warehouse. If this write fails or the process
-    // dies first, the record stays ahead of its synced version and the job's next run (there is
-    // one: it is delayed, not done) writes the current state again.
-    scope.flush().catch((err: unknown) => scope.logger.warn({ event: 'prompt_events_write_failed', err }, 'events left for the next run'));
-  } else {
-    // A final state is written before the job completes: no later run would write it.
-    await scope.flush();
-  }
-  return outcome;
+  return scope.runAndWrite(() => advance(scope, record));
 }
 
 async function advance(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {

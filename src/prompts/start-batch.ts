@@ -6,7 +6,7 @@
  * jobs of the other heads. A recover job first rebuilds a batch Redis lost from the ledger.
  * Idempotent, so a re-run (crash, resend) only fills in what is missing: prompts already synced
  * are not written again, prompts already in a lane do not enter it twice, and a head whose send
- * this job did not finish is left to its guard job (due ~35 s after it was added).
+ * this job did not finish is left to its guard job (due a send's longest time after it was added).
  */
 import { sendInThisRun } from './hand-over.js';
 import { repairLaneHeads, sendWithGuards } from './lanes.js';
@@ -57,18 +57,13 @@ export async function startBatch(ctx: PromptContext, data: BatchJobData, options
   const waiting = open.filter((r) => !r.laned);
   const { heads, firstInLane } = await ctx.store.enterLanes(open);
   const fresh = new Set(waiting.map((r) => r.promptId));
-  // Prompts that entered an empty lane have no job yet, and no run of an earlier prompt hands the
-  // lane on to them: the first of them are sent here.
-  const sendNow = (await ctx.store.readMany(heads.filter((id) => firstInLane.has(id)).slice(0, options.sendFirst ?? FIRST_SENDS_IN_BATCH_JOB))).filter(
+  // Prompts that entered an empty lane are its head, have no job yet, and no run of an earlier
+  // prompt hands the lane on to them: the first of them are sent here.
+  const sendNow = (await ctx.store.readMany([...firstInLane].slice(0, options.sendFirst ?? FIRST_SENDS_IN_BATCH_JOB))).filter(
     (r): r is PromptRecord => r !== undefined && r.status === 'queued' && !r.done,
   );
   const sentHere = new Set(sendNow.map((r) => r.promptId));
-  await repairLaneHeads(
-    ctx.store,
-    ctx.queue,
-    heads.filter((id) => !sentHere.has(id)),
-    fresh,
-  );
+  await repairLaneHeads(ctx.store, ctx.queue, heads.filter((id) => !sentHere.has(id)), fresh);
   await sendWithGuards(ctx.queue, sendNow, ctx.timing.sendGuardMs, (head) => sendInThisRun(ctx, head));
   ctx.logger.info(
     { event: 'prompts.batch_started', batch: data.batchId, prompts: records.length, laned: waiting.length, heads: heads.length, sentByBatchJob: sendNow.length, adopted, rebuilt },

@@ -81,6 +81,28 @@ export class StepScope {
     if (!this.changed.some((r) => r.promptId === record.promptId)) this.changed.push(record);
   }
 
+  /**
+   * Runs a step and writes this run's changes to the warehouse: awaited when the outcome is
+   * final (no later run would write it), behind when the step waits (the job's next run writes
+   * the current state again if this write fails or the process dies first: there is one, it is
+   * delayed, not done), and also when the step throws (the failure is what counts).
+   */
+  async runAndWrite(step: () => Promise<StepOutcome>): Promise<StepOutcome> {
+    let outcome: StepOutcome;
+    try {
+      outcome = await step();
+    } catch (err) {
+      await this.flush().catch((flushErr: unknown) => this.logger.warn({ event: 'prompt_events_write_failed', err: flushErr }, 'events kept for the next run'));
+      throw err;
+    }
+    if (outcome.kind === 'wait') {
+      this.flush().catch((err: unknown) => this.logger.warn({ event: 'prompt_events_write_failed', err }, 'events left for the next run'));
+    } else {
+      await this.flush();
+    }
+    return outcome;
+  }
+
   /** Writes this run's changes to the warehouse. */
   async flush(): Promise<void> {
     const records = this.changed.splice(0);
