@@ -43,6 +43,11 @@ export async function withRuntime<T>(context: CommandContext, body: (runtime: Ru
   });
   try {
     return await body(runtime);
+  } catch (err) {
+    // Stopping closes the connections under the body, which then fails ("Connection is closed"):
+    // that is the stop, not an error. The process exits with the signal's code once closed.
+    if (stopping) return await new Promise<never>(() => {});
+    throw err;
   } finally {
     off();
     await runtime.close();
