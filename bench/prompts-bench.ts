@@ -8,7 +8,7 @@
  * any kind, none of its code optimized by V8 yet, and its first round of 250 checks and sends is
  * the slowest (1.17–1.20× the ideal, against 1.09–1.17× for the later cases); in a full
  * `npm run bench` the export benchmarks ran first, and only the prompt code is new to it
- * (1.16–1.18×).
+ * (1.16–1.19×).
  *
  * The ideal makespan is what the agents themselves need: the job whose runs took longest in all,
  * plus one round trip per prompt of it. Reports makespan / ideal, polls per prompt, and API calls
