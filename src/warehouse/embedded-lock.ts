@@ -5,60 +5,58 @@
  */
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { currentProcess, isLive, isLiveSince, type ProcessIdentity } from '../process-identity.js';
 
 const PID_FILE = 'mintpipe.pid';
 /** Written by the engine while it holds the directory: `PID: 1234\nStarted at: …`. */
 const ENGINE_STATUS_FILE = 'status';
 
 /**
- * Whether `pid` is a process that can still hold the engine's lock. A zombie (killed, not yet
- * reaped by its parent) still answers `kill(pid, 0)` but has closed its files, and with them the
- * lock: it counts as gone, so a worker restarted right after a SIGKILL starts.
+ * A holder recorded as `<pid> <start ticks>` (our pid file and open lock). A record that names a
+ * live process with another start time was left by a crash and its pid reused: not a holder. A
+ * zombie (killed, not yet reaped) has closed its files, and with them the lock: not a holder either.
  */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  return !isZombie(pid);
-}
-
-/** Linux: state `Z` (zombie) or `X` (dead) in /proc/<pid>/stat. Elsewhere: not known, so no. */
-function isZombie(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    // On Linux a process without a /proc entry is gone (it exited between the two looks).
-    return existsSync('/proc/self/stat');
-  }
-  // `pid (comm) S …`: comm may hold spaces and parentheses, the state follows the last ')'.
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  return state === 'Z' || state === 'X';
-}
-
-function readPid(file: string, pattern: RegExp): number | undefined {
+function readHolder(file: string): ProcessIdentity | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
-  const pid = Number(pattern.exec(text)?.[1]);
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  const match = /^\s*(\d+)(?:\s+(\d+))?/.exec(text);
+  if (!match) return undefined;
+  const pid = Number(match[1]);
+  return match[2] === undefined ? { pid } : { pid, startTicks: match[2] };
 }
 
-function otherLivePid(pid: number | undefined): number | undefined {
-  return pid !== undefined && pid !== process.pid && isAlive(pid) ? pid : undefined;
+function otherLiveHolder(holder: ProcessIdentity | undefined): number | undefined {
+  return holder !== undefined && holder.pid !== process.pid && isLive(holder) ? holder.pid : undefined;
+}
+
+/**
+ * The engine's own status file: `PID: 1234\nStarted at: 2026-11-26 13:50:20` (local time). Its
+ * holder is alive only if that pid started no later than the engine opened: a process that started
+ * afterwards has the pid of a holder that crashed.
+ */
+function engineStatusHolder(path: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(path, ENGINE_STATUS_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(/PID:\s*(\d+)/.exec(text)?.[1]);
+  const startedAt = /Started at:\s*(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})/.exec(text);
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || !startedAt) return undefined;
+  const openedAtMs = new Date(`${startedAt[1]}T${startedAt[2]}`).getTime();
+  return Number.isFinite(openedAtMs) && isLiveSince(pid, openedAtMs) ? pid : undefined;
 }
 
 /**
  * The pid of another live process recorded as holding `path`, checked before opening: by our pid
  * file, else by the engine's status file (a holder that has not written its pid file yet). Asking
  * the engine instead would print its own lock error to stderr. The engine removes its status file
- * on a clean close, so a pid file left by a crash (or a reused pid) without one is ignored.
+ * on a clean close, so a pid file left by a crash without one is ignored.
  */
 export function recordedHolder(path: string): number | undefined {
   if (!existsSync(join(path, ENGINE_STATUS_FILE))) return undefined;
@@ -67,20 +65,22 @@ export function recordedHolder(path: string): number | undefined {
 
 /** After the engine refused the directory: the holder named by our pid file, else by the engine's status file. */
 export function lockHolder(path: string): number | undefined {
-  return (
-    otherLivePid(readPid(join(path, PID_FILE), /^\s*(\d+)/)) ??
-    otherLivePid(readPid(join(path, ENGINE_STATUS_FILE), /PID:\s*(\d+)/))
-  );
+  return otherLiveHolder(readHolder(join(path, PID_FILE))) ?? engineStatusHolder(path);
+}
+
+function identityLine(): string {
+  const self = currentProcess();
+  return self.startTicks === undefined ? `${self.pid}\n` : `${self.pid} ${self.startTicks}\n`;
 }
 
 export function writePidFile(path: string): void {
-  writeFileSync(join(path, PID_FILE), `${process.pid}\n`);
+  writeFileSync(join(path, PID_FILE), identityLine(), { mode: 0o600 });
 }
 
 /** Removes the pid file if it still names this process. */
 export function removePidFile(path: string): void {
   const file = join(path, PID_FILE);
-  if (readPid(file, /^\s*(\d+)/) === process.pid) rmSync(file, { force: true });
+  if (readHolder(file)?.pid === process.pid) rmSync(file, { force: true });
 }
 
 const OPEN_LOCK_FILE = 'mintpipe.open.lock';
@@ -99,7 +99,7 @@ export async function withOpenLock<T>(path: string, body: () => T | Promise<T>):
   const deadline = Date.now() + OPEN_LOCK_WAIT_MS;
   for (;;) {
     try {
-      writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      writeFileSync(file, identityLine(), { flag: 'wx', mode: 0o600 });
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -114,13 +114,13 @@ export async function withOpenLock<T>(path: string, body: () => T | Promise<T>):
   try {
     return await body();
   } finally {
-    if (readPid(file, /^\s*(\d+)/) === process.pid) rmSync(file, { force: true });
+    if (readHolder(file)?.pid === process.pid) rmSync(file, { force: true });
   }
 }
 
 function openLockIsStale(file: string): boolean {
-  const pid = readPid(file, /^\s*(\d+)/);
-  if (pid !== undefined) return !isAlive(pid);
+  const holder = readHolder(file);
+  if (holder !== undefined) return holder.pid !== process.pid && !isLive(holder);
   try {
     return Date.now() - statSync(file).mtimeMs > UNNAMED_OPEN_LOCK_MS;
   } catch {

@@ -7,13 +7,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
+import { isLive, type ProcessIdentity } from '../process-identity.js';
 import type { QueryLimits } from './query-limits.js';
 import { queryErrorOfKind, type QueryErrorKind } from './query-errors.js';
 import type { QueryResult } from './read-only-query.js';
 
 /** What the holder writes beside the data (mode 0600): where it listens and the token it expects. */
-export interface GatewayFile {
-  pid: number;
+export interface GatewayFile extends ProcessIdentity {
   url: string;
   token: string;
 }
@@ -28,9 +28,8 @@ export const GATEWAY_FILE = 'warehouse-gateway.json';
 /** The pid of the live process serving this data dir's gateway; undefined when none does. */
 export function gatewayPid(dataDir: string): number | undefined {
   try {
-    const { pid } = JSON.parse(readFileSync(join(dataDir, GATEWAY_FILE), 'utf8')) as GatewayFile;
-    process.kill(pid, 0);
-    return pid;
+    const gateway = JSON.parse(readFileSync(join(dataDir, GATEWAY_FILE), 'utf8')) as GatewayFile;
+    return isLive(gateway) ? gateway.pid : undefined;
   } catch {
     return undefined;
   }
@@ -59,7 +58,7 @@ export async function queryThroughGateway(
     // A first try from a process that names itself (its pid reused by a container restarted on the
     // same volume) finds no gateway: it serves none.
     if (tentative && gateway.pid === process.pid) return undefined;
-    process.kill(gateway.pid, 0);
+    if (!isLive(gateway)) return undefined;
   } catch {
     return undefined;
   }

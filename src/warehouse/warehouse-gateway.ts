@@ -11,6 +11,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { currentProcess } from '../process-identity.js';
 import { GATEWAY_FILE, readBody, type GatewayErrorBody as ErrorBody, type GatewayFile } from './gateway-client.js';
 import {
   MAX_QUERY_ROWS,
@@ -71,7 +72,9 @@ export async function serveWarehouseGateway(warehouse: Warehouse, dataDir: strin
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const path = join(dataDir, GATEWAY_FILE);
-  writeFileSync(path, JSON.stringify({ pid: process.pid, url: `http://127.0.0.1:${port}`, token } satisfies GatewayFile), { mode: 0o600 });
+  // Created anew with mode 0600: writing over a stale file would keep its mode, and the token with it.
+  rmSync(path, { force: true });
+  writeFileSync(path, JSON.stringify({ ...currentProcess(), url: `http://127.0.0.1:${port}`, token } satisfies GatewayFile), { mode: 0o600, flag: 'wx' });
   return async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

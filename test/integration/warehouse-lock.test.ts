@@ -47,6 +47,18 @@ async function release(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** The pid our pid file names (its first field; the second is that process's start time). */
+function pidFilePid(): string | undefined {
+  return readFileSync(join(enginePath, 'mintpipe.pid'), 'utf8').trim().split(' ')[0];
+}
+
+/** A live process that has nothing to do with mintpipe, to stand on a recorded pid. */
+function unrelatedProcess(): ChildProcess {
+  const child = spawn('sleep', ['120'], { stdio: 'ignore' });
+  children.push(child);
+  return child;
+}
+
 async function open(): Promise<Warehouse> {
   const wh = await openWarehouse({ database: 'mintpipe_lock_test', dataDir });
   opened.push(wh);
@@ -56,7 +68,7 @@ async function open(): Promise<Warehouse> {
 describe('embedded warehouse lock', () => {
   it('refuses with a one-line error naming the pid when another mintpipe process holds the directory', async () => {
     const child = await holder('warehouse');
-    expect(readFileSync(join(enginePath, 'mintpipe.pid'), 'utf8').trim()).toBe(String(child.pid));
+    expect(pidFilePid()).toBe(String(child.pid));
     const opening = openWarehouse({ database: 'mintpipe_lock_test', dataDir });
     await expect(opening).rejects.toBeInstanceOf(WarehouseLockedError);
     await expect(opening).rejects.toBeInstanceOf(MintpipeError);
@@ -91,7 +103,26 @@ describe('embedded warehouse lock', () => {
     writeFileSync(join(enginePath, 'mintpipe.pid'), `${process.ppid}\n`);
     const wh = await open();
     expect(wh.engine).toBe('embedded');
-    expect(readFileSync(join(enginePath, 'mintpipe.pid'), 'utf8').trim()).toBe(String(process.pid));
+    expect(pidFilePid()).toBe(String(process.pid));
+  });
+
+  it('opens at once when the pid file and the engine status file name a reused pid (a live unrelated process)', async () => {
+    // A crash leaves both files behind; the pid then goes to a process started after the crash.
+    const crashed = await holder('warehouse');
+    const exited = new Promise((resolve) => crashed.once('exit', resolve));
+    crashed.kill('SIGKILL');
+    await exited;
+    await new Promise((r) => setTimeout(r, 1100)); // the reused pid starts a second after the engine opened
+    const stranger = unrelatedProcess();
+    const status = readFileSync(join(enginePath, 'status'), 'utf8');
+    writeFileSync(join(enginePath, 'status'), status.replace(/PID:\s*\d+/, `PID: ${stranger.pid}`));
+    const [, ticks] = readFileSync(join(enginePath, 'mintpipe.pid'), 'utf8').trim().split(' ');
+    writeFileSync(join(enginePath, 'mintpipe.pid'), `${stranger.pid} ${ticks}\n`);
+    const startedAt = Date.now();
+    const wh = await openWarehouse({ database: 'mintpipe_lock_test', dataDir, lockWait: { timeoutMs: 60_000, onWait: () => expect.fail('waited on a reused pid') } });
+    opened.push(wh);
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    expect(pidFilePid()).toBe(String(process.pid));
   });
 
   it('lets one process open the same directory twice, keeping its pid file until the last close', async () => {
@@ -137,14 +168,14 @@ describe('embedded warehouse lock', () => {
       });
       shell.once('exit', (code) => reject(new Error(`holder shell exited early with ${code}: ${out}`)));
     });
-    expect(readFileSync(join(enginePath, 'mintpipe.pid'), 'utf8').trim()).toBe(String(holderPid));
+    expect(pidFilePid()).toBe(String(holderPid));
     process.kill(holderPid, 'SIGKILL');
     await until('the holder to be a zombie', async () => (/\) Z /.test(readFileSync(`/proc/${holderPid}/stat`, 'utf8')) ? true : undefined));
     // Still "alive" to kill(pid, 0), and still named by the pid file and the engine's status file.
     expect(() => process.kill(holderPid, 0)).not.toThrow();
     const wh = await open();
     expect(wh.location).toBe(enginePath);
-    expect(readFileSync(join(enginePath, 'mintpipe.pid'), 'utf8').trim()).toBe(String(process.pid));
+    expect(pidFilePid()).toBe(String(process.pid));
     await wh.close();
     shell.kill('SIGKILL');
   });
@@ -170,7 +201,7 @@ describe('embedded warehouse lock', () => {
     const target = await opening;
     expect(waits).toEqual([child.pid]);
     expect(target?.location).toBe(enginePath);
-    expect(readFileSync(join(enginePath, 'mintpipe.pid'), 'utf8').trim()).toBe(String(process.pid));
+    expect(pidFilePid()).toBe(String(process.pid));
     await target?.close();
     expect(existsSync(join(enginePath, 'mintpipe.pid'))).toBe(false);
   });
