@@ -66,7 +66,7 @@ export interface Dataset<Body = unknown, Item = unknown> {
   page(body: Body, ctx: RowContext): PageView<Item>;
   /** Row table (one row per item); columns of `row()` plus the engine's run and batch columns. */
   table: string;
-  /** The public view of the rows (see DESIGN.md). */
+  /** The public view of the rows (see docs/design.md). */
   view: string;
   /**
    * Column that identifies an item within one window: seen twice in one run, the data moved.

@@ -7,7 +7,7 @@
  *
  * Chain keys are scoped to the file, so two files that reuse a chain key with the same project
  * and the same text name the same prompt: that is the price of a fixed file matching its
- * original (documented in the README).
+ * original (documented in docs/prompts.md).
  */
 import { createHash } from 'node:crypto';
 import type { PromptInput } from './prompt-input.js';

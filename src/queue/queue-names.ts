@@ -23,7 +23,7 @@ export function parseQueueNames(text: string): QueueName[] {
  * The BullMQ prefix of an installation's queues: its `MINTPIPE_QUEUE_PREFIX` in a hash tag
  * (`{mintpipe}`), so that on a Redis Cluster every key of a queue hashes to one slot, as BullMQ's
  * Lua scripts require. Keys are then `{mintpipe}:export:wait`, …; on a single server the braces
- * change nothing but the names (see the README on upgrading).
+ * change nothing but the names (see docs/operations.md on upgrading).
  */
 export function queueKeyPrefix(prefix: string): string {
   return `{${prefix}}`;

@@ -119,7 +119,7 @@ describe('crash recovery', () => {
     expect(rows.map((r) => ({ path: r.path, human: Number(r.human), ai: Number(r.ai), total: Number(r.total) }))).toEqual(truth.visitors);
   }, 120_000);
 
-  it('under a budget refetches at most one batch and the request in flight, as the README states', async () => {
+  it('under a budget refetches at most one batch and the request in flight, as docs/exports.md states', async () => {
     const project = 'crash-15000';
     const { refetched, sql } = await crashAndResume({
       dataset: 'visitors',
