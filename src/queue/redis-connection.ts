@@ -8,8 +8,8 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { describeRedisTarget, parseRedisUrl, type RedisTarget } from './redis-url.js';
 
-/** Node errors that mean "the connection is gone", as opposed to a command's own failure. */
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+/** Node errors that mean "the connection is gone", as opposed to a command's own failure (ENOENT: no socket file). */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED', 'ENOENT']);
 
 export interface RedisConnectionOptions {
   /** Shown by CLIENT LIST and in log lines. */
@@ -30,8 +30,9 @@ export interface RedisConnectionOptions {
   autoPipelining?: boolean;
 }
 
-/** The target of a URL that config already checked; throws for one it did not. */
-export function redisTarget(url: string): RedisTarget {
+/** The target of a URL that config already checked (throws for one it did not), or a target as given. */
+export function redisTarget(url: string | RedisTarget): RedisTarget {
+  if (typeof url !== 'string') return url;
   const target = parseRedisUrl(url);
   if ('problem' in target) throw new TypeError(`REDIS_URL: ${target.problem}`);
   return target;
@@ -42,9 +43,9 @@ export function redisTarget(url: string): RedisTarget {
  * `Cluster`, typed as `Redis` for the callers: it has the same command API, and BullMQ and the
  * budget scripts work on it once their keys share a hash slot (queue-names.ts, request-budget.ts).
  */
-export function createRedisConnection(url: string, connectionName?: string, logger?: Logger): Redis;
-export function createRedisConnection(url: string, options: RedisConnectionOptions): Redis;
-export function createRedisConnection(url: string, nameOrOptions?: string | RedisConnectionOptions, logger?: Logger): Redis {
+export function createRedisConnection(url: string | RedisTarget, connectionName?: string, logger?: Logger): Redis;
+export function createRedisConnection(url: string | RedisTarget, options: RedisConnectionOptions): Redis;
+export function createRedisConnection(url: string | RedisTarget, nameOrOptions?: string | RedisConnectionOptions, logger?: Logger): Redis {
   const options: RedisConnectionOptions = typeof nameOrOptions === 'object' ? nameOrOptions : { connectionName: nameOrOptions, logger };
   const target = redisTarget(url);
   const reconnect = options.reconnect ?? true;
@@ -74,7 +75,8 @@ export function createRedisConnection(url: string, nameOrOptions?: string | Redi
     cluster.on('node error', () => {});
     client = cluster as unknown as Redis;
   } else {
-    client = new Redis({ ...nodeOptions, host: target.nodes[0]!.host, port: target.nodes[0]!.port, db: target.db, retryStrategy });
+    const where = target.socket !== undefined ? { path: target.socket } : { host: target.nodes[0]!.host, port: target.nodes[0]!.port };
+    client = new Redis({ ...nodeOptions, ...where, db: target.db, retryStrategy });
   }
   watchConnection(client, describeRedisTarget(target), options.connectionName, options.logger);
   return client;
