@@ -8,8 +8,8 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { describeRedisTarget, parseRedisUrl, type RedisTarget } from './redis-url.js';
 
-/** Node errors that mean "the connection is gone", as opposed to a command's own failure (ENOENT: no socket file). */
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED', 'ENOENT']);
+/** Node errors that mean "the connection is gone", as opposed to a command's own failure. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
 
 export interface RedisConnectionOptions {
   /** Shown by CLIENT LIST and in log lines. */
@@ -92,7 +92,8 @@ export function isConnectionError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as NodeJS.ErrnoException).code;
   if (code !== undefined && CONNECTION_CODES.has(code)) return true;
-  // ioredis rejects commands on a closed connection with this message and no code.
+  // ioredis rejects commands on a closed connection with this message and no code; a connect that
+  // failed says so first (also `connect ENOENT <path>`: a Unix socket that is not there).
   return err.message === 'Connection is closed.' || /^connect E[A-Z]+ /.test(err.message);
 }
 
