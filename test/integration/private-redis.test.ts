@@ -110,7 +110,7 @@ describe('private redis-server', () => {
 
       const owner = createRedisConnection(handle.target, 'test');
       expect(await owner.config('GET', 'port')).toEqual(['port', '0']);
-      expect(await checkRedisPersistence(owner)).toMatchObject({ durable: true, problems: [] });
+      expect(await checkRedisPersistence(owner)).toMatchObject({ durable: true, problems: [], nodes: [{ node: `unix:${state.socket}` }] });
       owner.disconnect();
 
       // Even a process that reaches the socket gets nothing without the password.
