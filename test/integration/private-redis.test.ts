@@ -25,6 +25,16 @@ function serverJson(dataDir: string): ServerJson {
   return JSON.parse(readFileSync(join(dataDir, 'redis', 'server.json'), 'utf8')) as ServerJson;
 }
 
+/** When a test fails, the server it checks is not left running. */
+function killLeftoverServer(dataDir: string): void {
+  try {
+    const server = serverJson(dataDir);
+    if (isLive(server)) process.kill(server.pid, 'SIGKILL');
+  } catch {
+    /* never started */
+  }
+}
+
 function newDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'mintpipe-private-redis-'));
 }
@@ -215,6 +225,7 @@ describe('private redis-server', () => {
       expect(isLive(server)).toBe(false);
     } finally {
       if (holder.exitCode === null) holder.kill('SIGKILL');
+      killLeftoverServer(dataDir);
     }
   }, 60_000);
 
@@ -235,6 +246,7 @@ describe('private redis-server', () => {
       expect(readdirSync(join(dataDir, 'redis', 'holders'))).toEqual([]);
     } finally {
       if (holder.exitCode === null) holder.kill('SIGKILL');
+      killLeftoverServer(dataDir);
     }
   });
 });
