@@ -16,13 +16,15 @@ import type { Warehouse } from '../src/warehouse/index.js';
 import { queueKeyPrefix } from '../src/queue/queue-names.js';
 import { QUEUE_NAMES, type QueueName } from '../src/queue/queues.js';
 import { closeRedisConnection, createRedisConnection, isConnectionError } from '../src/queue/redis-connection.js';
+import type { RedisTarget } from '../src/queue/redis-url.js';
 import { analyticsBudget } from '../src/queue/request-budget.js';
 
 export interface WorkerDeps {
   names: QueueName[];
   config: MintpipeConfig;
   logger: Logger;
-  redisUrl: string;
+  /** Where the workers' own connections go (the private server's socket, or REDIS_URL's target). */
+  redisTarget: RedisTarget;
   redis: Redis;
   queue: (name: QueueName) => Queue;
   warehouse: Warehouse;
@@ -53,7 +55,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
       }
     };
   const common = (name: string) => {
-    const connection = createRedisConnection(deps.redisUrl, `mintpipe-worker-${name}`, logger);
+    const connection = createRedisConnection(deps.redisTarget, `mintpipe-worker-${name}`, logger);
     connections.push(connection);
     return {
       connection,
@@ -87,7 +89,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
     // Loaded only when this process works the prompts queue.
     const { createPromptProcessor } = await import('./prompt.js');
     // Prompt steps are many short concurrent Redis calls: their own connection pipelines them.
-    const promptRedis = createRedisConnection(deps.redisUrl, { connectionName: 'mintpipe-prompts', logger, autoPipelining: true });
+    const promptRedis = createRedisConnection(deps.redisTarget, { connectionName: 'mintpipe-prompts', logger, autoPipelining: true });
     connections.push(promptRedis);
     const processPrompt = createPromptProcessor({
       client: deps.client,

@@ -1,6 +1,7 @@
 /** Shared plumbing of CLI commands: settings, logger, a runtime closed on exit or Ctrl-C. */
 import { loadConfig, type MintpipeConfig } from '../../config/index.js';
 import { createLogger, registerSecret, resolveLogFormat, type Logger } from '../logger.js';
+import { prepareDataDir } from '../private-files.js';
 import type { Runtime } from './runtime.js';
 import { onStopSignal, signalExitCode } from './stop-signals.js';
 
@@ -22,7 +23,11 @@ export function loadContext(options: { oneShot?: boolean } = {}, env: Record<str
   // Before anything can print: the logger, API errors and job records all redact the key from here on.
   registerSecret(config.api.key);
   const level = options.oneShot && !env.LOG_LEVEL?.trim() ? 'warn' : config.logLevel;
-  return { config: { ...config, logLevel: level as MintpipeConfig['logLevel'] }, logger: createLogger({ level, format }) };
+  const logger = createLogger({ level, format });
+  // Before anything creates paths there: the data dir is made (when the embedded warehouse or the
+  // private Redis will use it) or narrowed to its owner, with what mintpipe made in it before.
+  prepareDataDir(config.dataDir, { logger, create: config.clickhouse.url === undefined || config.redis.url === undefined });
+  return { config: { ...config, logLevel: level as MintpipeConfig['logLevel'] }, logger };
 }
 
 /**

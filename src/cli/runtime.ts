@@ -17,6 +17,7 @@ import { openQueue, QUEUE_NAMES, type QueueName } from '../queue/queues.js';
 import { closeRedisConnection, createRedisConnection, redisTarget } from '../queue/redis-connection.js';
 import { assertDurableForPrompts, checkRedisPersistence, describePersistence, type RedisPersistenceReport } from '../queue/redis-persistence.js';
 import { probeRedis } from '../queue/redis-probe.js';
+import { describeRedisTarget, type RedisTarget } from '../queue/redis-url.js';
 import { startWorkers, type WorkerSet } from '../../jobs/workers.js';
 import { openWarehouse, type Warehouse } from '../warehouse/index.js';
 
@@ -64,7 +65,7 @@ export class Runtime {
     try {
       // One bounded attempt first: the long-lived connections below would wait forever for a Redis
       // that is down or refuses our password, and a command would hang instead of saying so.
-      await probeRedis(handle.url);
+      await probeRedis(handle.target);
     } catch (err) {
       await handle.release().catch(() => {});
       throw err;
@@ -72,13 +73,19 @@ export class Runtime {
     return new Runtime(options.config, options.logger, handle, options);
   }
 
-  get redisUrl(): string {
-    return this.redisHandle.url;
+  /** Where and how every connection reaches Redis (it holds the password: never shown). */
+  get redisTarget(): RedisTarget {
+    return this.redisHandle.target;
+  }
+
+  /** Where Redis is, for people: without credentials. */
+  get redisWhere(): string {
+    return describeRedisTarget(this.redisHandle.target);
   }
 
   /** One shared connection for queues and plain commands. */
   get redis(): Redis {
-    this.connection ??= createRedisConnection(this.redisHandle.url, 'mintpipe', this.logger);
+    this.connection ??= createRedisConnection(this.redisHandle.target, 'mintpipe', this.logger);
     return this.connection;
   }
 
@@ -203,7 +210,7 @@ export class Runtime {
       names,
       config: this.config,
       logger: this.logger,
-      redisUrl: this.redisUrl,
+      redisTarget: this.redisTarget,
       queue: (name) => this.queue(name),
       redis: this.redis,
       warehouse: await this.warehouse(),

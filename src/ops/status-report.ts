@@ -43,8 +43,8 @@ export interface StatusReport {
 }
 
 export interface StatusSource extends OpsSource {
-  /** Redis URL (credentials are removed before it is shown). */
-  readonly redisUrl: string;
+  /** Where Redis is, without credentials (describeRedisTarget). */
+  readonly redisWhere: string;
 }
 
 /** Enabled datasets of each configured project that the warehouse has nothing of yet. */
@@ -126,7 +126,7 @@ export async function gatherStatus(source: StatusSource): Promise<StatusReport> 
     problems: [`could not read INFO: ${err instanceof Error ? err.message : String(err)}`],
   }));
   return {
-    redis: source.redisUrl.replace(/\/\/[^@]*@/, '//'),
+    redis: source.redisWhere,
     redisDurability: { durable: persistence.durable, problems: [...persistence.problems] },
     queuePrefix: source.config.queuePrefix,
     installation,

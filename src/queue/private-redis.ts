@@ -1,111 +1,146 @@
 /**
  * With no REDIS_URL, mintpipe runs a private `redis-server` with its data under
  * `$MINTPIPE_DATA_DIR/redis`: append-only on and `maxmemory-policy noeviction` (what BullMQ needs
- * to keep its jobs), listening on loopback with a generated password that only the owner of the
- * data dir can read (0600 files in a 0700 directory; never on a command line, where `ps` shows it
- * to every local user). Every mintpipe process using the same data dir
- * shares it: each holds a lease (a key with a short TTL it refreshes), and the last process to
- * let go shuts the server down, so a one-shot command leaves no process behind while a running
- * `start` keeps it up for the others.
+ * to keep its jobs). Only its owner reaches it: it listens on a Unix socket in a 0700 directory
+ * (redis-socket.ts), never on a TCP port another local user could connect to or squat on, and it
+ * requires a generated password kept in 0600 files (never on a command line, where `ps` shows it to
+ * every local user). A server is used only when it is the one mintpipe started (its pid and start
+ * time, recorded in server.json, still name a live process) and it refuses a connection without
+ * the password: ioredis only warns when a server takes no password, so that is checked here.
+ * Every mintpipe process of the data dir shares the server; the last one out stops it
+ * (redis-holders.ts), so a one-shot command leaves no process behind while a running `start`
+ * keeps it up for the others.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { MintpipeError } from '../errors.js';
+import { Redis, type RedisOptions } from 'ioredis';
 import { registerSecret, type Logger } from '../logger.js';
+import { isLive, processStartTicks, type ProcessIdentity } from '../process-identity.js';
+import { privateDir, writePrivateFile } from '../private-files.js';
+import { redisTarget } from './redis-connection.js';
+import { addHolder, dropHolder, liveHolders } from './redis-holders.js';
+import { privateSocketPath } from './redis-socket.js';
+import { withStartLock } from './redis-start-lock.js';
+import { RedisUnavailableError } from './redis-unavailable-error.js';
+import type { RedisTarget } from './redis-url.js';
 
-const LEASE_TTL_MS = 15_000;
-const LEASE_REFRESH_MS = 5_000;
-const LEASE_PATTERN = 'mintpipe:private-redis:lease:*';
+export { RedisUnavailableError } from './redis-unavailable-error.js';
 
-/** redis-server is missing and cannot be installed here. */
-export class RedisUnavailableError extends MintpipeError {
-  override name = 'RedisUnavailableError';
-}
+/** How long a server may take to answer (loading its append-only file) before it counts as failed. */
+const READY_TIMEOUT_MS = 30_000;
+/** How long the last user out waits for the server to exit after SHUTDOWN (it fsyncs first). */
+const STOP_TIMEOUT_MS = 10_000;
+const HOLDERS_DIR = 'holders';
+/** A connection that tries once and reports, for checks and SHUTDOWN. */
+const oneShot: RedisOptions = { lazyConnect: true, enableReadyCheck: false, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 };
 
 export interface RedisHandle {
-  url: string;
+  /** Where and how to connect: REDIS_URL's target, or the private server's socket and password. */
+  target: RedisTarget;
   /** True when this is mintpipe's private server (not REDIS_URL). */
   private: boolean;
-  /** Drops this process's lease; the last process out stops the private server. */
+  /** Drops this process's record as a user; the last one out stops the private server. */
   release(): Promise<void>;
 }
 
-interface ServerState {
-  port: number;
-  pid: number;
-  /** Absent in state files of servers started before passwords (they still work until restarted). */
-  password?: string;
-}
-
-function serverUrl(state: ServerState): string {
-  return state.password ? `redis://:${state.password}@127.0.0.1:${state.port}` : `redis://127.0.0.1:${state.port}`;
+/** server.json: the server mintpipe started, as a process, and how to reach it. */
+interface ServerState extends ProcessIdentity {
+  socket: string;
+  password: string;
 }
 
 /** Returns REDIS_URL, or the private server under `dataDir` (started, and installed, when needed). */
 export async function acquireRedis(options: { url?: string; dataDir: string; logger: Logger }): Promise<RedisHandle> {
-  if (options.url) return { url: options.url, private: false, release: async () => {} };
-  const dir = join(options.dataDir, 'redis');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  const url = await withStartLock(dir, async () => (await runningServer(dir)) ?? (await startServer(dir, options.logger)));
-  return holdLease(url, options.logger);
+  if (options.url) return { target: redisTarget(options.url), private: false, release: async () => {} };
+  const { dataDir, logger } = options;
+  privateDir(dataDir, logger);
+  const dir = join(dataDir, 'redis');
+  privateDir(dir, logger);
+  privateDir(join(dir, HOLDERS_DIR), logger);
+  const socket = privateSocketPath(dir, dataDir);
+  return withStartLock(dir, async () => {
+    const state = (await runningServer(dir, socket)) ?? (await startServer(dir, socket, logger));
+    return privateHandle(dir, state, addHolder(join(dir, HOLDERS_DIR)), logger);
+  });
 }
 
-async function runningServer(dir: string): Promise<string | undefined> {
-  const statePath = join(dir, 'server.json');
-  if (!existsSync(statePath)) return undefined;
-  try {
-    const state = JSON.parse(readFileSync(statePath, 'utf8')) as ServerState;
-    registerSecret(state.password);
-    const url = serverUrl(state);
-    if (await answersPing(url)) return url;
-  } catch {
-    // A stale or torn state file: start a fresh server.
+function privateHandle(dir: string, state: ServerState, holder: string, logger: Logger): RedisHandle {
+  let released = false;
+  return {
+    target: { cluster: false, tls: false, nodes: [], socket: state.socket, password: state.password, db: 0 },
+    private: true,
+    async release() {
+      if (released) return;
+      released = true;
+      await withStartLock(dir, async () => {
+        dropHolder(holder);
+        if (liveHolders(join(dir, HOLDERS_DIR)) > 0) return;
+        // The server running now: it may have been restarted since this process joined it.
+        const current = readState(dir);
+        if (current && isLive(current)) await stopServer(current, logger);
+      });
+    },
+  };
+}
+
+/** The server recorded in server.json, when that process still runs and proves to be ours. */
+async function runningServer(dir: string, socket: string): Promise<ServerState | undefined> {
+  const state = readState(dir);
+  if (!state || !isLive(state)) return undefined;
+  registerSecret(state.password);
+  if (state.socket !== socket) {
+    throw new RedisUnavailableError(`the private redis-server (pid ${state.pid}) listens on ${state.socket}, not ${socket} (was TMPDIR changed?): stop it first`);
   }
-  return undefined;
+  await untilServesUs(state, dir, () => isLive(state), 'is running but does not answer');
+  return state;
 }
 
-async function startServer(dir: string, logger: Logger): Promise<string> {
+function readState(dir: string): ServerState | undefined {
+  try {
+    const state = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8')) as Partial<ServerState>;
+    // A server.json of an older mintpipe (a TCP port, no start time) names nothing to trust.
+    const ok = typeof state.pid === 'number' && typeof state.socket === 'string' && typeof state.password === 'string';
+    return ok ? (state as ServerState) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function startServer(dir: string, socket: string, logger: Logger): Promise<ServerState> {
   const binary = findRedisServer(logger);
-  const port = await freePort();
   const password = randomBytes(24).toString('hex');
   registerSecret(password);
   const configPath = join(dir, 'redis.conf');
-  // Written fresh at every start: the password and port change, the data stays.
-  writeFileSync(configPath, serverConfig(dir, port, password), { mode: 0o600 });
-  chmodSync(configPath, 0o600);
-  const child = spawn(
-    binary,
-    [configPath],
-    // Its own process group: Ctrl-C on a one-shot command must not kill a server others share.
-    { detached: true, stdio: 'ignore', cwd: dir },
-  );
+  // Written fresh at every start: the password changes, the data stays.
+  writePrivateFile(configPath, serverConfig(dir, socket, password));
+  // Its own process group: Ctrl-C on a one-shot command must not kill a server others share.
+  const child = spawn(binary, [configPath], { detached: true, stdio: 'ignore', cwd: dir });
+  let failed = false;
+  child.on('error', () => (failed = true));
   child.unref();
-  const url = serverUrl({ port, pid: 0, password });
-  const deadline = Date.now() + 10_000;
-  while (!(await answersPing(url))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      throw new RedisUnavailableError(`the private redis-server did not start (see ${join(dir, 'redis.log')})`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  const startTicks = child.pid === undefined ? undefined : processStartTicks(child.pid);
+  const state: ServerState = { pid: child.pid ?? 0, ...(startTicks === undefined ? {} : { startTicks }), socket, password };
+  // Recorded before it answers: a process that dies meanwhile leaves a record of a server to reuse.
+  writePrivateFile(join(dir, 'server.json'), JSON.stringify(state));
+  try {
+    await untilServesUs(state, dir, () => !failed && child.exitCode === null, 'did not start');
+  } catch (err) {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    throw err;
   }
-  writeFileSync(join(dir, 'server.json'), JSON.stringify({ port, pid: child.pid ?? 0, password } satisfies ServerState), { mode: 0o600 });
-  chmodSync(join(dir, 'server.json'), 0o600);
-  logger.debug({ event: 'private_redis_started', port, dir }, 'started private redis-server');
-  return url;
+  logger.debug({ event: 'private_redis_started', redisPid: state.pid, socket, dir }, 'started private redis-server');
+  return state;
 }
 
 /** redis.conf of the private server: what BullMQ needs to keep jobs, reachable by its owner only. */
-function serverConfig(dir: string, port: number, password: string): string {
+function serverConfig(dir: string, socket: string, password: string): string {
   const quoted = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
   return [
-    `port ${port}`,
-    'bind 127.0.0.1',
-    'protected-mode yes',
+    'port 0',
+    `unixsocket ${quoted(socket)}`,
+    'unixsocketperm 700',
     `dir ${quoted(dir)}`,
     'appendonly yes',
     'appendfsync everysec',
@@ -115,6 +150,63 @@ function serverConfig(dir: string, port: number, password: string): string {
     'logfile redis.log',
     '',
   ].join('\n');
+}
+
+/**
+ * Waits until the server on the socket takes our password and refuses a connection without it.
+ * A server that answers without a password is not the one mintpipe started: refused at once.
+ */
+async function untilServesUs(state: ServerState, dir: string, running: () => boolean, failure: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const stranger = await ping(state.socket);
+    if (stranger === 'PONG') {
+      throw new RedisUnavailableError(`the Redis server on ${state.socket} answers without a password: it is not mintpipe's private server and will not be used`);
+    }
+    if (stranger === 'NOAUTH') {
+      const owner = await ping(state.socket, state.password);
+      if (owner === 'PONG') return;
+      if (owner === 'WRONGPASS') throw new RedisUnavailableError(`the Redis server on ${state.socket} refuses the password recorded in ${join(dir, 'server.json')}: it will not be used`);
+    }
+    if (!running() || Date.now() > deadline) throw new RedisUnavailableError(`the private redis-server ${failure} (see ${join(dir, 'redis.log')})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** PONG, or the code of the reply or error that came instead (NOAUTH, WRONGPASS, LOADING, ENOENT…). */
+async function ping(socket: string, password?: string): Promise<string> {
+  const client = new Redis({ ...oneShot, path: socket, ...(password === undefined ? {} : { password }) });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return await client.ping();
+  } catch (err) {
+    const error = err as NodeJS.ErrnoException;
+    return error.code ?? /^([A-Z]+)\b/.exec(error.message)?.[1] ?? 'ERR';
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * SHUTDOWN (with append-only on, the data is fsynced first), then waits for the process to exit,
+ * still under the start lock: a process that starts next must not find it alive and about to go.
+ */
+async function stopServer(state: ServerState, logger: Logger): Promise<void> {
+  logger.debug({ event: 'private_redis_stopping', redisPid: state.pid }, 'last mintpipe process: stopping private redis-server');
+  const client = new Redis({ ...oneShot, path: state.socket, password: state.password });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    // SHUTDOWN closes the connection instead of answering.
+    await client.call('SHUTDOWN').catch(() => {});
+  } catch {
+    /* not answering: the wait below tells */
+  } finally {
+    client.disconnect();
+  }
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  while (isLive(state) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
 function findRedisServer(logger: Logger): string {
@@ -131,85 +223,4 @@ function findRedisServer(logger: Logger): string {
   const install = spawnSync('apt-get', ['install', '-y', '-qq', 'redis-server'], { stdio: 'ignore', env });
   if (install.status !== 0) throw new RedisUnavailableError('apt-get install redis-server failed; install it yourself or set REDIS_URL');
   return 'redis-server';
-}
-
-async function holdLease(url: string, logger: Logger): Promise<RedisHandle> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
-  // Reconnect attempts after our own SHUTDOWN (or a restart) are expected; commands report real failures.
-  redis.on('error', () => {});
-  await redis.connect();
-  const leaseKey = `mintpipe:private-redis:lease:${process.pid}:${Date.now()}`;
-  await redis.set(leaseKey, '1', 'PX', LEASE_TTL_MS);
-  const timer = setInterval(() => void redis.set(leaseKey, '1', 'PX', LEASE_TTL_MS).catch(() => {}), LEASE_REFRESH_MS);
-  timer.unref();
-  let released = false;
-  return {
-    url,
-    private: true,
-    async release() {
-      if (released) return;
-      released = true;
-      clearInterval(timer);
-      try {
-        await redis.del(leaseKey);
-        const others = await redis.keys(LEASE_PATTERN);
-        if (others.length === 0) {
-          logger.debug({ event: 'private_redis_stopping' }, 'last mintpipe process: stopping private redis-server');
-          // SHUTDOWN closes the connection; with append-only on, the data is fsynced first.
-          await redis.call('SHUTDOWN').catch(() => {});
-        }
-      } finally {
-        redis.disconnect();
-      }
-    },
-  };
-}
-
-async function withStartLock<T>(dir: string, body: () => Promise<T>): Promise<T> {
-  const lockPath = join(dir, 'start.lock');
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      closeSync(openSync(lockPath, 'wx'));
-      break;
-    } catch {
-      // Another process is starting the server; a lock older than 15 s was left by a crash.
-      try {
-        if (Date.now() - statSync(lockPath).mtimeMs > 15_000) rmSync(lockPath, { force: true });
-      } catch {
-        /* the lock went away between the calls */
-      }
-      if (Date.now() > deadline) throw new RedisUnavailableError(`timed out waiting for ${lockPath}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  try {
-    return await body();
-  } finally {
-    rmSync(lockPath, { force: true });
-  }
-}
-
-async function answersPing(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
-    });
-  });
 }

@@ -30,8 +30,9 @@ export interface RedisConnectionOptions {
   autoPipelining?: boolean;
 }
 
-/** The target of a URL that config already checked; throws for one it did not. */
-export function redisTarget(url: string): RedisTarget {
+/** The target of a URL that config already checked (throws for one it did not), or a target as given. */
+export function redisTarget(url: string | RedisTarget): RedisTarget {
+  if (typeof url !== 'string') return url;
   const target = parseRedisUrl(url);
   if ('problem' in target) throw new TypeError(`REDIS_URL: ${target.problem}`);
   return target;
@@ -42,9 +43,9 @@ export function redisTarget(url: string): RedisTarget {
  * `Cluster`, typed as `Redis` for the callers: it has the same command API, and BullMQ and the
  * budget scripts work on it once their keys share a hash slot (queue-names.ts, request-budget.ts).
  */
-export function createRedisConnection(url: string, connectionName?: string, logger?: Logger): Redis;
-export function createRedisConnection(url: string, options: RedisConnectionOptions): Redis;
-export function createRedisConnection(url: string, nameOrOptions?: string | RedisConnectionOptions, logger?: Logger): Redis {
+export function createRedisConnection(url: string | RedisTarget, connectionName?: string, logger?: Logger): Redis;
+export function createRedisConnection(url: string | RedisTarget, options: RedisConnectionOptions): Redis;
+export function createRedisConnection(url: string | RedisTarget, nameOrOptions?: string | RedisConnectionOptions, logger?: Logger): Redis {
   const options: RedisConnectionOptions = typeof nameOrOptions === 'object' ? nameOrOptions : { connectionName: nameOrOptions, logger };
   const target = redisTarget(url);
   const reconnect = options.reconnect ?? true;
@@ -74,7 +75,8 @@ export function createRedisConnection(url: string, nameOrOptions?: string | Redi
     cluster.on('node error', () => {});
     client = cluster as unknown as Redis;
   } else {
-    client = new Redis({ ...nodeOptions, host: target.nodes[0]!.host, port: target.nodes[0]!.port, db: target.db, retryStrategy });
+    const where = target.socket !== undefined ? { path: target.socket } : { host: target.nodes[0]!.host, port: target.nodes[0]!.port };
+    client = new Redis({ ...nodeOptions, ...where, db: target.db, retryStrategy });
   }
   watchConnection(client, describeRedisTarget(target), options.connectionName, options.logger);
   return client;
@@ -90,7 +92,8 @@ export function isConnectionError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as NodeJS.ErrnoException).code;
   if (code !== undefined && CONNECTION_CODES.has(code)) return true;
-  // ioredis rejects commands on a closed connection with this message and no code.
+  // ioredis rejects commands on a closed connection with this message and no code; a connect that
+  // failed says so first (also `connect ENOENT <path>`: a Unix socket that is not there).
   return err.message === 'Connection is closed.' || /^connect E[A-Z]+ /.test(err.message);
 }
 

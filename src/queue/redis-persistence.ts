@@ -11,7 +11,7 @@ import { Cluster, type Redis } from 'ioredis';
 import { MintpipeError } from '../errors.js';
 
 export interface RedisNodePersistence {
-  /** `host:port` of the node as the client knows it. */
+  /** `host:port` of the node as the client knows it, or `unix:<path>` for a socket. */
   node: string;
   /** `aof_enabled:1`. */
   aof: boolean;
@@ -45,7 +45,7 @@ export async function checkRedisPersistence(redis: Redis): Promise<RedisPersiste
   const nodes: Array<{ name: string; client: Redis }> =
     (redis as unknown) instanceof Cluster
       ? (redis as unknown as Cluster).nodes('master').map((client) => ({ name: `${client.options.host}:${client.options.port}`, client }))
-      : [{ name: `${redis.options.host ?? '127.0.0.1'}:${redis.options.port ?? 6379}`, client: redis }];
+      : [{ name: redis.options.path ? `unix:${redis.options.path}` : `${redis.options.host ?? '127.0.0.1'}:${redis.options.port ?? 6379}`, client: redis }];
   const report: RedisPersistenceReport = { durable: true, nodes: [], problems: [] };
   for (const { name, client } of nodes) {
     const persistence = parseInfo(await client.info('persistence'));

@@ -6,7 +6,7 @@
 import type { Redis } from 'ioredis';
 import { MintpipeError } from '../errors.js';
 import { connectionErrorReason, createRedisConnection, redisTarget } from './redis-connection.js';
-import { describeRedisTarget } from './redis-url.js';
+import { describeRedisTarget, type RedisTarget } from './redis-url.js';
 
 /** How long the probe waits for Redis to answer. */
 const PROBE_TIMEOUT_MS = 5_000;
@@ -29,7 +29,7 @@ export class RedisAuthError extends MintpipeError {
 }
 
 /** Resolves once Redis at `url` answers PING with our credentials; throws one of the errors above. */
-export async function probeRedis(url: string): Promise<void> {
+export async function probeRedis(url: string | RedisTarget): Promise<void> {
   const where = describeRedisTarget(redisTarget(url));
   const client: Redis = createRedisConnection(url, { connectionName: 'mintpipe-probe', maxRetriesPerRequest: 0, reconnect: false, lazyConnect: true });
   // connect() rejects with a bare "Connection is closed."; the reason came as an error event.

@@ -12,8 +12,10 @@ export interface RedisNode {
 export interface RedisTarget {
   cluster: boolean;
   tls: boolean;
-  /** One node for a single server; the seed nodes of a cluster. */
+  /** One node for a single server; the seed nodes of a cluster; none for a socket. */
   nodes: RedisNode[];
+  /** A Unix socket's path instead of nodes (the private server; never parsed from REDIS_URL). */
+  socket?: string;
   username?: string;
   password?: string;
   /** Database number (single server only). @default 0 */
@@ -59,8 +61,9 @@ export function parseRedisUrl(raw: string): RedisTarget | { problem: string } {
 
 /** Where a target points, without credentials: for messages and logs. */
 export function describeRedisTarget(target: RedisTarget): string {
+  if (target.socket !== undefined) return `unix:${target.socket}`;
   const scheme = `${target.tls ? 'rediss' : 'redis'}${target.cluster ? '+cluster' : ''}`;
-  return `${scheme}://${target.nodes.map(formatNode).join(',')}`;
+  return `${scheme}://${target.nodes.map(formatNode).join(',')}${target.db !== 0 ? `/${target.db}` : ''}`;
 }
 
 export function formatNode(node: RedisNode): string {

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { currentProcess, isLive, isLiveSince, type ProcessIdentity } from '../process-identity.js';
+import { writePrivateFile } from '../private-files.js';
 
 const PID_FILE = 'mintpipe.pid';
 /** Written by the engine while it holds the directory: `PID: 1234\nStarted at: …`. */
@@ -74,7 +75,7 @@ function identityLine(): string {
 }
 
 export function writePidFile(path: string): void {
-  writeFileSync(join(path, PID_FILE), identityLine(), { mode: 0o600 });
+  writePrivateFile(join(path, PID_FILE), identityLine());
 }
 
 /** Removes the pid file if it still names this process. */

@@ -3,13 +3,14 @@
  * given, a ClickHouse server otherwise. The embedded hook is experimental in both packages, so it
  * stays inside this file; everything else talks to `ClickHouseClient`. Migrations run at open.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 // The client, its log routing and the migrations are loaded on use: a read-only query on the
 // embedded engine (openEmbeddedForQueries) needs none of them.
 import type { ClickHouseClient, ClickHouseClientConfigOptions } from '@clickhouse/client';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { privateDir } from '../private-files.js';
 import { lockHolder, recordedHolder, removePidFile, withOpenLock, writePidFile } from './embedded-lock.js';
 import { WarehouseLockedError, WarehouseProcessBoundError, WarehouseUnavailableError } from './errors.js';
 import type { Migration } from './migration.js';
@@ -119,7 +120,7 @@ interface HeldDirectory<T> {
  * another live process holds it or this process holds another directory, retried while a dead
  * holder's locks linger, recorded in the pid file while held.
  */
-async function holdEmbeddedDirectory<T>(dataDir: string, open: (path: string) => T): Promise<HeldDirectory<T>> {
+async function holdEmbeddedDirectory<T>(dataDir: string, open: (path: string) => T, logger?: Logger): Promise<HeldDirectory<T>> {
   const path = resolve(join(dataDir, 'clickhouse'));
   for (const [openPath, count] of openEmbedded) {
     if (openPath !== path && count > 0) throw new WarehouseProcessBoundError(path, openPath);
@@ -138,7 +139,9 @@ async function holdEmbeddedDirectory<T>(dataDir: string, open: (path: string) =>
     removePidFile(path);
   };
   try {
-    mkdirSync(path, { recursive: true });
+    // The engine's files are readable by anyone who can enter the directory: 0700 keeps them ours.
+    privateDir(dataDir, logger);
+    privateDir(path, logger);
     // One mintpipe process at a time asks the engine for the directory, and only when no live holder
     // is recorded: an engine that refuses prints its own lock error to stderr.
     const handle = await withOpenLock(path, async () => {
@@ -187,7 +190,7 @@ export async function openEmbeddedForQueries(
   }
   const startedAt = Date.now();
   const { Session } = await import('chdb');
-  const held = await openEmbeddedWaiting(options, () => holdEmbeddedDirectory(options.dataDir, (at) => new Session(at)));
+  const held = await openEmbeddedWaiting(options, () => holdEmbeddedDirectory(options.dataDir, (at) => new Session(at), options.logger));
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -221,7 +224,7 @@ async function openEmbeddedEngine(options: OpenWarehouseOptions): Promise<Wareho
   // Loaded here so a server deployment never pays for the engine (~250 MB resident once loaded).
   const { createChdbConnection } = await import('chdb/connection');
   const { clientLogOptions, createClient } = await import('./client-factory.js');
-  const { path, handle: connection, release } = await holdEmbeddedDirectory(options.dataDir, (at) => createChdbConnection({ path: at }));
+  const { path, handle: connection, release } = await holdEmbeddedDirectory(options.dataDir, (at) => createChdbConnection({ path: at }), options.logger);
   let closed = false;
   // chdb types its connection against @clickhouse/client-common, which the client now bundles as its
   // own copy: same contract, two declarations, so TypeScript needs telling.

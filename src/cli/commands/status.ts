@@ -29,7 +29,7 @@ export function register(program: Command): void {
         const source = {
           queue: runtime.queue.bind(runtime),
           redis: runtime.redis,
-          redisUrl: runtime.redisUrl,
+          redisWhere: runtime.redisWhere,
           config: runtime.config,
           warehouse: () => (opened ??= openWarehouse({ ...runtime.config.clickhouse, dataDir: runtime.config.dataDir, logger: runtime.logger })),
         };

@@ -1,0 +1,84 @@
+/**
+ * What mintpipe keeps under its data dir is its owner's alone: the warehouse's files, the private
+ * Redis's data, its password and socket, the gateway's token. Every directory mintpipe makes there
+ * is 0700 and every file it writes is 0600, each created with that mode (the process umask can
+ * only narrow it), never chmod-ed afterwards: between a create and a chmod another local user can
+ * open the file and keep reading it. A directory left with a wider mode (by an older mintpipe, by
+ * hand, by an image) is narrowed with a log line; a file is always written anew (a temporary file
+ * renamed over it), because writing over an existing file keeps that file's mode. The engine's own
+ * files inside `clickhouse/` and Redis's inside `redis/` are protected by their 0700 directory.
+ * Node built-ins only: the CLI's fast paths load this.
+ */
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MintpipeError } from './errors.js';
+
+/** Where a narrowed directory is logged (a pino logger). */
+export interface NarrowingLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** The subdirectories mintpipe makes in its data dir, narrowed as soon as a command starts. */
+const DATA_SUBDIRS = ['clickhouse', 'redis'];
+
+/** A path under the data dir that mintpipe cannot make private (not a directory, another owner's). */
+export class PrivateDirError extends MintpipeError {
+  override name = 'PrivateDirError';
+}
+
+/**
+ * Makes `path` (and any missing parent) a 0700 directory, or narrows an existing one to 0700,
+ * saying so as `data_dir_narrowed`.
+ */
+export function privateDir(path: string, logger?: NarrowingLogger): void {
+  let mode: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isDirectory()) throw new PrivateDirError(`${path}: not a directory (mintpipe keeps its data there; set MINTPIPE_DATA_DIR to a directory)`);
+    mode = stat.mode & 0o777;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    return;
+  }
+  if ((mode & 0o077) === 0) return;
+  try {
+    chmodSync(path, 0o700);
+  } catch (err) {
+    throw new PrivateDirError(`${path}: mode ${octal(mode)} lets other local users in, and it cannot be narrowed to 0700 (${(err as NodeJS.ErrnoException).code ?? 'failed'}): use a directory of your own`, { cause: err });
+  }
+  logger?.warn({ event: 'data_dir_narrowed', path, from: octal(mode), to: '0700' }, `${path} was readable by other local users (${octal(mode)}): narrowed to 0700`);
+}
+
+/**
+ * Before anything creates paths in the data dir: makes it private (creating it when `create`) and
+ * narrows what mintpipe made in it before.
+ */
+export function prepareDataDir(dataDir: string, options: { logger?: NarrowingLogger; create: boolean }): void {
+  if (!options.create && !existsSync(dataDir)) return;
+  privateDir(dataDir, options.logger);
+  for (const name of DATA_SUBDIRS) {
+    const sub = join(dataDir, name);
+    if (existsSync(sub)) privateDir(sub, options.logger);
+  }
+}
+
+/**
+ * Writes `text` to `path` as a new 0600 file that replaces the old one at once: readers see the
+ * old content or the new, and never a wider mode the old file had.
+ */
+export function writePrivateFile(path: string, text: string): void {
+  const partial = `${path}.${process.pid}.partial`;
+  rmSync(partial, { force: true });
+  writeFileSync(partial, text, { mode: 0o600, flag: 'wx' });
+  try {
+    renameSync(partial, path);
+  } catch (err) {
+    rmSync(partial, { force: true });
+    throw err;
+  }
+}
+
+function octal(mode: number): string {
+  return `0${mode.toString(8).padStart(3, '0')}`;
+}

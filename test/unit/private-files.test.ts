@@ -1,0 +1,77 @@
+import { chmodSync, linkSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PrivateDirError, prepareDataDir, privateDir, writePrivateFile } from '../../src/private-files.js';
+
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+/** A logger that keeps the fields of each warning. */
+function recorder() {
+  const lines: Array<Record<string, unknown>> = [];
+  return { lines, warn: (fields: Record<string, unknown>) => void lines.push(fields) };
+}
+
+// The widest umask there is: a mode left to it would come out 0777 / 0666.
+let previousUmask = 0;
+beforeEach(() => {
+  previousUmask = process.umask(0);
+});
+afterEach(() => {
+  process.umask(previousUmask);
+});
+
+describe('private files', () => {
+  it('makes a missing directory, and the parents it needs, 0700 whatever the umask', () => {
+    const root = mkdtempSync(join(tmpdir(), 'mintpipe-private-'));
+    privateDir(join(root, 'a', 'b'));
+    expect([mode(join(root, 'a')), mode(join(root, 'a', 'b'))]).toEqual([0o700, 0o700]);
+  });
+
+  it('narrows an existing directory others can enter to 0700, saying so once as data_dir_narrowed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mintpipe-private-'));
+    chmodSync(dir, 0o755);
+    const logger = recorder();
+    privateDir(dir, logger);
+    privateDir(dir, logger);
+    expect(mode(dir)).toBe(0o700);
+    expect(logger.lines).toEqual([{ event: 'data_dir_narrowed', path: dir, from: '0755', to: '0700' }]);
+  });
+
+  it('prepares a data dir: narrows it and the clickhouse/ and redis/ made in it before, and creates it only when asked', () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'mintpipe-private-')), 'data');
+    prepareDataDir(dataDir, { create: false });
+    expect(() => statSync(dataDir)).toThrow(/ENOENT/);
+    mkdirSync(join(dataDir, 'clickhouse'), { recursive: true, mode: 0o755 });
+    mkdirSync(join(dataDir, 'redis'), { mode: 0o777 });
+    const logger = recorder();
+    prepareDataDir(dataDir, { logger, create: false });
+    expect([mode(dataDir), mode(join(dataDir, 'clickhouse')), mode(join(dataDir, 'redis'))]).toEqual([0o700, 0o700, 0o700]);
+    expect(logger.lines.map((l) => [l.path, l.from])).toEqual([
+      [dataDir, '0755'],
+      [join(dataDir, 'clickhouse'), '0755'],
+      [join(dataDir, 'redis'), '0777'],
+    ]);
+  });
+
+  it('refuses, in one line, a data dir path that is a file', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'mintpipe-private-')), 'file');
+    writeFileSync(file, '');
+    expect(() => privateDir(file)).toThrow(PrivateDirError);
+    expect(() => privateDir(file)).toThrow(`${file}: not a directory (mintpipe keeps its data there; set MINTPIPE_DATA_DIR to a directory)`);
+  });
+
+  it('writes a file as a new 0600 file whatever the umask, also over an old one others could read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mintpipe-private-'));
+    const path = join(dir, 'server.json');
+    writeFileSync(path, 'old secret', { mode: 0o644 });
+    // Another user who opened the old file (a hard link stands for their handle) keeps only the old text.
+    linkSync(path, join(dir, 'their-handle'));
+    writePrivateFile(path, 'new secret');
+    expect(mode(path)).toBe(0o600);
+    expect(readFileSync(path, 'utf8')).toBe('new secret');
+    expect(readFileSync(join(dir, 'their-handle'), 'utf8')).toBe('old secret');
+    writePrivateFile(join(dir, 'fresh'), 'x');
+    expect(mode(join(dir, 'fresh'))).toBe(0o600);
+  });
+});
