@@ -51,7 +51,18 @@ function characterPattern(char: string): string {
 const GAP = String.raw`(?:[\s._:|/,;+*~-]|\\[nrt])*`;
 
 /** A gap where the secret itself has a `_` or `-`, which an echo may also have escaped (`%5F`, hex `5f`). */
-const GAP_WITH_SEPARATOR = String.raw`(?:[\s._:|/,;+*~-]|\\[nrt]|${ESCAPE_PREFIX}(?:5[fF]|2[dD]);?|&#(?:95|45);)*`;
+const GAP_WITH_SEPARATOR_ITEMS = String.raw`[\s._:|/,;+*~-]|\\[nrt]|${ESCAPE_PREFIX}(?:5[fF]|2[dD]);?|&#(?:95|45);`;
+
+/**
+ * The gap where the secret has other characters between two letters or digits (a password's `@`,
+ * `!`, `%`): those characters too, as written or escaped (a URL percent-encodes them).
+ */
+function gapHolding(skipped: string[]): string {
+  const own = [...new Set(skipped)].filter((c) => !/[\s._:|/,;+*~-]/.test(c)).map(characterPattern);
+  return `(?:${[GAP_WITH_SEPARATOR_ITEMS, ...own].join('|')})*`;
+}
+
+const GAP_WITH_SEPARATOR = gapHolding([]);
 
 /**
  * The secret's letters and digits joined by gaps; separators it starts or ends with are optional
@@ -71,7 +82,7 @@ function spelledPattern(secret: string): string {
   let previous = -1;
   chars.forEach((c, index) => {
     if (!isSignificant(c) || index < first || index > last) return;
-    if (previous >= 0) pattern += index - previous > 1 ? GAP_WITH_SEPARATOR : GAP;
+    if (previous >= 0) pattern += index - previous > 1 ? gapHolding(chars.slice(previous + 1, index)) : GAP;
     pattern += characterPattern(c);
     previous = index;
   });

@@ -93,6 +93,13 @@ describe('a redactor built from the configured key', () => {
     }
   });
 
+  it('removes a password with symbols between its letters, as written and percent-encoded as a URL holds it', () => {
+    const password = 'p@ss!w0rd%Secret#42';
+    const redact = createRedactor([password]);
+    expect(redact(`auth ${password} end`)).toBe(`auth ${REDACTED} end`);
+    expect(redact(`redis://alice:${encodeURIComponent(password)}@host`)).toBe(`redis://alice:${REDACTED}@host`);
+  });
+
   it('removes anything shaped like a Mintlify key, in any case, even when it is not the configured one', () => {
     expect(redact('keys mint_other123 and MINT_ROTATED_456, Mint_x')).toBe(`keys mint_${REDACTED} and mint_${REDACTED}, mint_${REDACTED}`);
   });
