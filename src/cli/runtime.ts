@@ -159,6 +159,8 @@ export class Runtime {
         apiKey: key,
         timeoutMs: this.config.api.timeoutMs,
         retry: { attempts: this.config.api.retryAttempts, maxTotalMs: this.config.api.retryMaxTotalMs },
+        // A Retry-After longer than the analytics budget's window is capped to it.
+        ...(this.config.analyticsRate ? { maxRetryAfterMs: this.config.analyticsRate.windowMs } : {}),
         logger: this.logger,
         onEvent: this.options.onApiEvent,
       });
