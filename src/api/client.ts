@@ -14,7 +14,7 @@ import type { ApiOperation } from './api-operation.js';
 import type { CallOptions, MintlifyClientOptions, VisitorsQuery } from './client-options.js';
 import { errorFromFetchFailure } from './error-from-fetch-failure.js';
 import { errorFromResponse } from './error-from-response.js';
-import { AmbiguousSendError, InvalidRequestError, MintlifyApiError, TimeoutError } from './errors/index.js';
+import { AmbiguousSendError, InvalidRequestError, InvalidResponseError, MintlifyApiError, TimeoutError } from './errors/index.js';
 import { parseBodyRepairingText, type ParsedBody } from './parse-body.js';
 import { DEFAULT_MAX_BODY_BYTES, readBodyText } from './read-body.js';
 import { pathSegment } from './path-segment.js';
@@ -262,7 +262,7 @@ export class MintlifyClient {
           defaultRetryAfterMs: this.#defaultRetryAfterMs,
         });
       }
-      const parsed = parseBodyRepairingText(request.op, response.status, bodyText, request.schema);
+      const parsed = this.#parse(request, response.status, bodyText, logger);
       // keepRepairs callers (getAnalyticsPage) unwrap the pair themselves.
       return { value: (request.keepRepairs ? parsed : parsed.value) as z.output<S>, status: response.status };
     } catch (error) {
@@ -272,6 +272,18 @@ export class MintlifyClient {
       throw errorFromFetchFailure(request.op, error);
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /** A 2xx body checked against its schema; one that breaks the contract is a finding about the upstream, logged once (never retried). */
+  #parse<S extends z.ZodType>(request: ApiRequest<S>, status: number, bodyText: string, logger: Logger | undefined): ParsedBody<z.output<S>> {
+    try {
+      return parseBodyRepairingText(request.op, status, bodyText, request.schema);
+    } catch (error) {
+      if (error instanceof InvalidResponseError) {
+        (logger ?? this.#logger).warn({ event: 'finding', kind: 'invalid_response_body', op: request.op, ...request.context, status, problem: error.problem }, 'invalid response body');
+      }
+      throw error;
     }
   }
 

@@ -4,6 +4,7 @@ import { createLogger } from '../../src/logger.js';
 import {
   AuthError,
   InvalidRequestError,
+  InvalidResponseError,
   MintlifyClient,
   NotFoundError,
   RateLimitedError,
@@ -168,6 +169,28 @@ describe('a Retry-After above the client\'s maximum', () => {
     expect([within.retryAfterMs, within.retryAfterFromServer]).toEqual([2_000, true]);
     const junk = (await rejection(client.getVisitors('p', QUERY, { retry: false }))) as RateLimitedError;
     expect([junk.retryAfterMs, junk.retryAfterFromServer]).toEqual([777, false]);
+  });
+});
+
+describe('a body nested deeper than 256 levels', () => {
+  it('is refused once as an invalid body, never retried, and logged as a finding', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', pretty: false, destination: new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }) });
+    server.script({ status: 200, body: `{"visitors":${'['.repeat(257)}${']'.repeat(257)}}` });
+    const client = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, retry: { attempts: 6, baseDelayMs: 1 }, logger });
+    const error = await rejection(client.getVisitors('p', QUERY));
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as InvalidResponseError).problem).toBe('body nests objects or arrays deeper than 256 levels');
+    expect(server.requests).toHaveLength(1);
+    const findings = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'finding');
+    expect(findings).toEqual([expect.objectContaining({ kind: 'invalid_response_body', op: 'getVisitors', status: 200 })]);
+  });
+
+  it('is accepted at 256 levels, brackets inside strings not counted', async () => {
+    const { nestsDeeperThan } = await import('../../src/api/json-depth.js');
+    expect(nestsDeeperThan(`${'['.repeat(256)}${']'.repeat(256)}`, 256)).toBe(false);
+    expect(nestsDeeperThan(`${'['.repeat(257)}${']'.repeat(257)}`, 256)).toBe(true);
+    expect(nestsDeeperThan(`["${'['.repeat(300)}\\"${'{'.repeat(300)}"]`, 256)).toBe(false);
   });
 });
 
