@@ -203,13 +203,22 @@ function apiUrl(env: Env): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError('MINTLIFY_API_URL', `not a URL: "${raw}"`);
+    throw new ConfigError('MINTLIFY_API_URL', `not a URL: "${withoutUserInfo(raw)}"`);
+  }
+  // The key goes in a header; a password in the URL would ride along in every log line and error.
+  if (url.username || url.password) {
+    throw new ConfigError('MINTLIFY_API_URL', 'must not hold credentials (user:password@); the API key goes in MINTLIFY_API_KEY');
   }
   const local = LOCAL_HOSTS.has(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
     throw new ConfigError('MINTLIFY_API_URL', `must be https (plain http only for localhost or 127.0.0.1), got "${url.origin}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** A URL's text with anything between `//` and `@` hidden, for a message about a URL that did not parse. */
+function withoutUserInfo(raw: string): string {
+  return raw.replace(/\/\/[^/?#]*@/, '//…@');
 }
 
 function apiKey(env: Env): string | undefined {

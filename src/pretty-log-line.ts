@@ -4,6 +4,7 @@
  * (measured: ~130 ms and ~13 MB more per process start). It reads the line after the logger's
  * redaction hook, so it shows nothing the JSON line would not.
  */
+import { inertLine } from './inert-text.js';
 
 const LEVELS: Record<number, { name: string; color: string }> = {
   10: { name: 'TRACE', color: '90' },
@@ -37,13 +38,13 @@ export function prettyLogLine(jsonLine: string, options: PrettyOptions = {}): st
   const paint = (code: string, text: string) => (options.colors ? `\u001b[${code}m${text}\u001b[0m` : text);
   const level = LEVELS[Number(entry.level)] ?? { name: String(entry.level).toUpperCase().padEnd(5), color: '0' };
   const parts = [paint('2', clock(entry.time)), paint(level.color, level.name)];
-  if (typeof entry.msg === 'string' && entry.msg !== '') parts.push(oneLine(entry.msg));
+  if (typeof entry.msg === 'string' && entry.msg !== '') parts.push(inertLine(oneLine(entry.msg)));
   // A long id shown once is named, not repeated (an export's runId is its jobId: ~90 characters).
   const shown = new Map<string, string>();
   for (const [key, value] of Object.entries(entry)) {
     if (HIDDEN.has(key) || value === undefined) continue;
     const earlier = typeof value === 'string' && value.length >= MIN_NAMED_REPEAT ? shown.get(value) : undefined;
-    parts.push(`${paint('2', `${key}=`)}${earlier ? `(same as ${earlier})` : render(key, value)}`);
+    parts.push(`${paint('2', `${key}=`)}${earlier ? `(same as ${earlier})` : inertLine(render(key, value))}`);
     if (typeof value === 'string' && !earlier) shown.set(value, key);
   }
   return `${parts.join(' ')}\n`;

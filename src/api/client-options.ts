@@ -15,6 +15,11 @@ export interface MintlifyClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Wait assumed for a 429 without a usable Retry-After. @default 60000 */
   defaultRetryAfterMs?: number;
+  /**
+   * Longest wait a server's Retry-After may ask for; a longer one is capped to it and logged as a
+   * finding (`retry_after_capped`). @default 3600000 (the default budget window)
+   */
+  maxRetryAfterMs?: number;
   /** Debug line per attempt, warn per retry. @default a disabled logger */
   logger?: Logger;
   /** Called once per attempt (metrics). An exception in it is logged, never fails the call. */

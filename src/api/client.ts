@@ -14,11 +14,11 @@ import type { ApiOperation } from './api-operation.js';
 import type { CallOptions, MintlifyClientOptions, VisitorsQuery } from './client-options.js';
 import { errorFromFetchFailure } from './error-from-fetch-failure.js';
 import { errorFromResponse } from './error-from-response.js';
-import { AmbiguousSendError, InvalidRequestError, MintlifyApiError, TimeoutError } from './errors/index.js';
+import { AmbiguousSendError, InvalidRequestError, InvalidResponseError, MintlifyApiError, TimeoutError } from './errors/index.js';
 import { parseBodyRepairingText, type ParsedBody } from './parse-body.js';
 import { DEFAULT_MAX_BODY_BYTES, readBodyText } from './read-body.js';
 import { pathSegment } from './path-segment.js';
-import { DEFAULT_RETRY_AFTER_MS } from './retry-after.js';
+import { boundRetryAfter, DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_RETRY_AFTER_MS } from './retry-after.js';
 import { backoffDelayMs, resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
 import { isRetryableRead, isRetryableSend, provesNotSent, serverRequestedWaitMs } from './retry-rules.js';
 import { agentJobSchema, visitorsPageSchema, type AgentJob, type VisitorsPage } from './schemas.js';
@@ -61,6 +61,7 @@ export class MintlifyClient {
   readonly #maxBodyBytes: number;
   readonly #retry: RetryPolicy;
   readonly #defaultRetryAfterMs: number;
+  readonly #maxRetryAfterMs: number;
   readonly #logger: Logger;
   readonly #onEvent: ((event: ApiEvent) => void) | undefined;
 
@@ -83,6 +84,10 @@ export class MintlifyClient {
     this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
     if (!Number.isFinite(this.#defaultRetryAfterMs) || this.#defaultRetryAfterMs < 0) {
       throw new UsageError(`defaultRetryAfterMs: expected a number >= 0, got ${this.#defaultRetryAfterMs}`);
+    }
+    this.#maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+    if (!Number.isSafeInteger(this.#maxRetryAfterMs) || this.#maxRetryAfterMs < 0) {
+      throw new UsageError(`maxRetryAfterMs: expected an integer >= 0, got ${this.#maxRetryAfterMs}`);
     }
     this.#logger = options.logger ?? pino({ enabled: false });
     this.#onEvent = options.onEvent;
@@ -195,7 +200,7 @@ export class MintlifyClient {
       call.signal?.throwIfAborted();
       const startedAt = performance.now();
       try {
-        const { value, status } = await this.#attempt(request, call.signal);
+        const { value, status } = await this.#attempt(request, call.signal, call.logger);
         this.#report(call.logger, request, { op: request.op, attempt, status, durationMs: performance.now() - startedAt, outcome: 'ok' });
         return value;
       } catch (caught) {
@@ -236,7 +241,7 @@ export class MintlifyClient {
   }
 
   /** One HTTP exchange, body included, within timeoutMs. Throws MintlifyApiError, or the caller's abort reason. */
-  async #attempt<S extends z.ZodType>(request: ApiRequest<S>, callerSignal?: AbortSignal): Promise<{ value: z.output<S>; status: number }> {
+  async #attempt<S extends z.ZodType>(request: ApiRequest<S>, callerSignal?: AbortSignal, logger?: Logger): Promise<{ value: z.output<S>; status: number }> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.#timeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
@@ -252,12 +257,12 @@ export class MintlifyClient {
         throw errorFromResponse({
           op: request.op,
           status: response.status,
-          retryAfterHeader: response.headers.get('retry-after'),
+          retryAfterMs: this.#retryAfterMs(request, response.headers.get('retry-after'), logger),
           bodyText,
           defaultRetryAfterMs: this.#defaultRetryAfterMs,
         });
       }
-      const parsed = parseBodyRepairingText(request.op, response.status, bodyText, request.schema);
+      const parsed = this.#parse(request, response.status, bodyText, logger);
       // keepRepairs callers (getAnalyticsPage) unwrap the pair themselves.
       return { value: (request.keepRepairs ? parsed : parsed.value) as z.output<S>, status: response.status };
     } catch (error) {
@@ -268,6 +273,30 @@ export class MintlifyClient {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** A 2xx body checked against its schema; one that breaks the contract is a finding about the upstream, logged once (never retried). */
+  #parse<S extends z.ZodType>(request: ApiRequest<S>, status: number, bodyText: string, logger: Logger | undefined): ParsedBody<z.output<S>> {
+    try {
+      return parseBodyRepairingText(request.op, status, bodyText, request.schema);
+    } catch (error) {
+      if (error instanceof InvalidResponseError) {
+        (logger ?? this.#logger).warn({ event: 'finding', kind: 'invalid_response_body', op: request.op, ...request.context, status, problem: error.problem }, 'invalid response body');
+      }
+      throw error;
+    }
+  }
+
+  /** The server's Retry-After within the cap; a longer one is a finding, logged once per answer. */
+  #retryAfterMs(request: ApiRequest<z.ZodType>, header: string | null, logger: Logger | undefined): number | undefined {
+    const bounded = boundRetryAfter(header, this.#maxRetryAfterMs);
+    if (bounded.askedMs !== undefined) {
+      (logger ?? this.#logger).warn(
+        { event: 'finding', kind: 'retry_after_capped', op: request.op, ...request.context, retryAfter: header?.slice(0, 64), cappedMs: bounded.ms },
+        'Retry-After above the cap',
+      );
+    }
+    return bounded.ms;
   }
 
   #report(logger: Logger | undefined, request: ApiRequest<z.ZodType>, event: ApiEvent): void {

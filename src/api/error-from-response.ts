@@ -10,7 +10,6 @@ import {
   ServerError,
   TimeoutError,
 } from './errors/index.js';
-import { parseRetryAfterMs } from './retry-after.js';
 
 const errorBodySchema = z.object({
   error: z.string(),
@@ -46,7 +45,8 @@ function readServerWords(bodyText: string): ServerWords {
 export interface ErrorResponse {
   op: ApiOperation;
   status: number;
-  retryAfterHeader: string | null;
+  /** The server's Retry-After, parsed and bounded (retry-after.ts); undefined when absent or unusable. */
+  retryAfterMs: number | undefined;
   bodyText: string;
   /** Used for a 429 without a usable Retry-After. */
   defaultRetryAfterMs: number;
@@ -62,7 +62,7 @@ export function errorFromResponse(response: ErrorResponse): MintlifyApiError {
   if (status === 401 || status === 403) return new AuthError({ op, status, serverMessage: words.serverMessage });
   if (status === 404) return new NotFoundError({ op, serverMessage: words.serverMessage });
   if (status === 408) return new TimeoutError({ op, status });
-  const retryAfterMs = parseRetryAfterMs(response.retryAfterHeader);
+  const { retryAfterMs } = response;
   if (status === 429) {
     return new RateLimitedError({
       op,

@@ -3,7 +3,7 @@ export type { CallOptions, MintlifyClientOptions, VisitorsQuery } from './client
 export type { ApiEvent } from './api-event.js';
 export type { ApiFailureReason, ApiOperation } from './api-operation.js';
 export { DEFAULT_RETRY_POLICY, backoffDelayMs, resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
-export { DEFAULT_RETRY_AFTER_MS, parseRetryAfterMs } from './retry-after.js';
+export { boundRetryAfter, DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_RETRY_AFTER_MS, parseRetryAfterMs } from './retry-after.js';
 export {
   AGENT_JOB_STATUSES,
   TERMINAL_STATUSES,

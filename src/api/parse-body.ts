@@ -3,6 +3,7 @@ import type { ApiOperation } from './api-operation.js';
 import { describeValue } from './describe-value.js';
 import { InvalidResponseError } from './errors/invalid-response-error.js';
 import { formatIssues } from './format-issue.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { parseJsonRepairingText } from './repair-text.js';
 
 export interface ParsedBody<T> {
@@ -11,13 +12,16 @@ export interface ParsedBody<T> {
   repaired: string[];
 }
 
-/** A 2xx body, parsed and checked against `schema`; anything else is an InvalidResponseError. */
+/** A 2xx body, parsed and checked against `schema`; anything else (also a body nested too deep) is an InvalidResponseError. */
 export function parseBody<S extends z.ZodType>(op: ApiOperation, status: number, text: string, schema: S): z.output<S> {
   return parseBodyRepairingText(op, status, text, schema).value;
 }
 
 /** Like {@link parseBody}, also reporting the strings whose invalid Unicode was repaired. */
 export function parseBodyRepairingText<S extends z.ZodType>(op: ApiOperation, status: number, text: string, schema: S): ParsedBody<z.output<S>> {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new InvalidResponseError({ op, status, problem: `body nests objects or arrays deeper than ${MAX_JSON_DEPTH} levels` });
+  }
   let parsed;
   try {
     parsed = parseJsonRepairingText(text);

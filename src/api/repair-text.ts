@@ -41,7 +41,9 @@ function repair(value: unknown, path: string, repaired: string[]): unknown {
   }
   if (Array.isArray(value)) return value.map((item, i) => repair(item, `${path}[${i}]`, repaired));
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
+    // Without a prototype, a `__proto__` key stays an own field (as JSON.parse makes it) instead of
+    // becoming the object's prototype, whose fields every reader would then inherit.
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const [key, item] of Object.entries(value)) {
       const goodKey = isWellFormed(key) ? key : toWellFormed(key);
       out[goodKey] = repair(item, path ? `${path}.${goodKey}` : goodKey, repaired);

@@ -1,4 +1,5 @@
 /** Shared plumbing of CLI commands: settings, logger, a runtime closed on exit or Ctrl-C. */
+import { configuredSecrets } from '../../config/configured-secrets.js';
 import { loadConfig, type MintpipeConfig } from '../../config/index.js';
 import { createLogger, registerSecret, resolveLogFormat, type Logger } from '../logger.js';
 import { prepareDataDir } from '../private-files.js';
@@ -20,8 +21,9 @@ export function loadContext(options: { oneShot?: boolean } = {}, env: Record<str
   const config = loadConfig(env);
   // LOG_FORMAT is the logger's own setting: checked here, with the rest, so a bad one exits 2.
   const format = resolveLogFormat(env);
-  // Before anything can print: the logger, API errors and job records all redact the key from here on.
-  registerSecret(config.api.key);
+  // Before anything can print: the logger, API errors and job records all redact the key and the
+  // URL credentials from here on.
+  for (const secret of configuredSecrets(config)) registerSecret(secret);
   const level = options.oneShot && !env.LOG_LEVEL?.trim() ? 'warn' : config.logLevel;
   const logger = createLogger({ level, format });
   // Before anything creates paths there: the data dir is made (when the embedded warehouse or the

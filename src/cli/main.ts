@@ -7,6 +7,7 @@ import { MintpipeError } from '../errors.js';
 // Not ../logger.js: the redactor alone, so `--help` and usage errors load no pino.
 import { redactSecrets } from '../secrets/registered-secrets.js';
 import { commands } from './commands/index.js';
+import { inertLine, inertLines } from '../inert-text.js';
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('mintpipe')
@@ -29,7 +30,7 @@ export async function main(argv: string[]): Promise<number> {
  * `mintpipe export: unknown option '--bogus'` rather than `error: unknown option '--bogus'`.
  */
 function oneLineErrors(command: Command, name: string): void {
-  command.configureOutput({ outputError: (text, write) => write(`${name}: ${text.trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')}\n`) });
+  command.configureOutput({ outputError: (text, write) => write(`${name}: ${inertLine(text.trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' '))}\n`) });
   for (const sub of command.commands) oneLineErrors(sub, `${name} ${sub.name()}`);
 }
 
@@ -41,11 +42,11 @@ export function exitCodeFor(err: unknown): number {
     return 2;
   }
   if (err instanceof MintpipeError && err.expected) {
-    process.stderr.write(`mintpipe: ${redactSecrets(err.message)}\n`);
+    process.stderr.write(`mintpipe: ${inertLine(redactSecrets(err.message))}\n`);
     return err.exitCode;
   }
   const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
-  process.stderr.write(`mintpipe: unexpected error: ${redactSecrets(text)}\n`);
+  process.stderr.write(`mintpipe: unexpected error: ${inertLines(redactSecrets(text))}\n`);
   return 1;
 }
 

@@ -3,6 +3,7 @@
  * otherwise (one line when a task's state changes), so logs and CI output stay readable.
  */
 import cliProgress from 'cli-progress';
+import { inertLine } from '../inert-text.js';
 
 export interface TaskProgress {
   /** 0..1, or undefined when the total is unknown. */
@@ -28,7 +29,10 @@ export class ProgressDisplay {
       : undefined;
   }
 
-  update(label: string, progress: TaskProgress): void {
+  update(rawLabel: string, rawProgress: TaskProgress): void {
+    // Labels and details carry upstream text (a failed window's reason): shown inert.
+    const label = inertLine(rawLabel);
+    const progress = { ...rawProgress, detail: inertLine(rawProgress.detail) };
     const value = Math.round((progress.done ? 1 : (progress.fraction ?? 0)) * 1000);
     if (this.multibar) {
       let bar = this.bars.get(label);

@@ -5,6 +5,7 @@
  */
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { configuredSecrets } from '../../config/configured-secrets.js';
 import type { MintpipeConfig } from '../../config/index.js';
 import { MintlifyClient, type ApiEvent } from '../api/index.js';
 import { UsageError } from '../errors.js';
@@ -14,7 +15,7 @@ import type { PromptObserver } from '../prompts/index.js';
 import { acquireRedis, type RedisHandle } from '../queue/private-redis.js';
 import { queueKeyPrefix } from '../queue/queue-names.js';
 import { openQueue, QUEUE_NAMES, type QueueName } from '../queue/queues.js';
-import { closeRedisConnection, createRedisConnection, redisTarget } from '../queue/redis-connection.js';
+import { closeRedisConnection, createRedisConnection } from '../queue/redis-connection.js';
 import { assertDurableForPrompts, checkRedisPersistence, describePersistence, type RedisPersistenceReport } from '../queue/redis-persistence.js';
 import { probeRedis } from '../queue/redis-probe.js';
 import { describeRedisTarget, type RedisTarget } from '../queue/redis-url.js';
@@ -58,9 +59,8 @@ export class Runtime {
   ) {}
 
   static async open(options: RuntimeOptions): Promise<Runtime> {
-    // Also for runtimes opened without the CLI (bench, tests): every layer redacts the configured key.
-    registerSecret(options.config.api.key);
-    if (options.config.redis.url) registerSecret(redisTarget(options.config.redis.url).password);
+    // Also for runtimes opened without the CLI (bench, tests): every layer redacts the configured secrets.
+    for (const secret of configuredSecrets(options.config)) registerSecret(secret);
     const handle = await acquireRedis({ url: options.config.redis.url, dataDir: options.config.dataDir, logger: options.logger });
     try {
       // One bounded attempt first: the long-lived connections below would wait forever for a Redis
@@ -166,6 +166,8 @@ export class Runtime {
         apiKey: key,
         timeoutMs: this.config.api.timeoutMs,
         retry: { attempts: this.config.api.retryAttempts, maxTotalMs: this.config.api.retryMaxTotalMs },
+        // A Retry-After longer than the analytics budget's window is capped to it.
+        ...(this.config.analyticsRate ? { maxRetryAfterMs: this.config.analyticsRate.windowMs } : {}),
         logger: this.logger,
         onEvent: this.options.onApiEvent,
       });

@@ -1,17 +1,23 @@
 /**
  * Validation of the analytics queries, with the spec's rules. Dates are optional: ISO 8601 or
- * YYYY-MM-DD, real calendar dates, `dateTo` exclusive and after `dateFrom`. When absent, the window
- * is the 30 days before today (UTC): `dateTo` defaults to today's midnight, `dateFrom` to 30 days
- * before `dateTo`. `limit` ranges per endpoint; where the spec types it `number` (feedback,
- * by-page, assistant, searches) a decimal is accepted and rounded down, where `integer` (visitors,
- * views) it must be whole. `offset` an integer ≥ 0; `source` one of the four feedback sources;
- * `status` a comma list of feedback statuses. Every problem is reported, not the first.
+ * YYYY-MM-DD, real calendar dates, `dateTo` exclusive and after `dateFrom`, at most 366 days
+ * apart. When absent, the window is the 30 days before today (UTC): `dateTo` defaults to today's
+ * midnight, `dateFrom` to 30 days before `dateTo`. `limit` ranges per endpoint; where the spec
+ * types it `number` (feedback, by-page, assistant, searches) a decimal is accepted and rounded
+ * down, where `integer` (visitors, views) it must be whole. `offset` an integer ≥ 0; `source` one
+ * of the four feedback sources; `status` a comma list of feedback statuses. Every problem is
+ * reported, not the first.
  */
 import { parseApiDate } from './api-date.js';
 
 const DAY_MS = 86_400_000;
 /** The window a request without dates gets: this many days before today. */
 export const DEFAULT_WINDOW_DAYS = 30;
+/**
+ * The longest window answered: computing a window costs time and memory in proportion to its
+ * days, so `0001-01-01..9999-12-31` would block the emulator. Beyond it, a 400 with a detail.
+ */
+export const MAX_WINDOW_DAYS = 366;
 
 export const FEEDBACK_SOURCES = ['code_snippet', 'contextual', 'agent', 'thumbs_only'] as const;
 export type FeedbackSource = (typeof FEEDBACK_SOURCES)[number];
@@ -53,6 +59,7 @@ export function parseAnalyticsQuery(raw: Record<string, unknown>, spec: QuerySpe
   const dateTo = dateParam(raw, 'dateTo', details);
   const window = dateFrom !== null && dateTo !== null ? defaultWindow(dateFrom, dateTo, nowMs) : undefined;
   if (window && window.to.ms <= window.from.ms) details.push('dateTo must be after dateFrom (dateTo is exclusive)');
+  if (window && window.to.ms - window.from.ms > MAX_WINDOW_DAYS * DAY_MS) details.push(`the window from dateFrom to dateTo spans more than ${MAX_WINDOW_DAYS} days`);
   const limit = spec.limit
     ? numberParam(raw, 'limit', spec.limit.default, spec.limit.min, spec.limit.max, spec.limit.integer, details)
     : 0;

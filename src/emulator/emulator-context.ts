@@ -37,6 +37,7 @@ export function errorAnswer(status: number, error: string, details?: string[], h
   return headers ? { status, body, headers } : { status, body };
 }
 
-export function rateLimitedAnswer(retryAfterSeconds: number, error = 'Rate limit exceeded'): Answer {
-  return errorAnswer(429, error, undefined, { 'retry-after': String(retryAfterSeconds) });
+/** A 429; `retryAfter` in seconds, or a header text as written (a scripted hostile hint). */
+export function rateLimitedAnswer(retryAfter: number | string, error = 'Rate limit exceeded'): Answer {
+  return errorAnswer(429, error, undefined, { 'retry-after': String(retryAfter) });
 }

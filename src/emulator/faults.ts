@@ -21,8 +21,12 @@ export type FaultTiming = 'before' | 'after';
 export type Fault =
   /** Answers `status` with `{ error }`. @default when 'before' */
   | { kind: 'status'; status: number; when?: FaultTiming; retryAfterSeconds?: number }
-  /** 429 `{ error }` with `Retry-After`, as if someone else spent the budget; always before. @default retryAfterSeconds the emulator's `retryAfterSeconds` */
-  | { kind: 'rateLimit'; retryAfterSeconds?: number }
+  /**
+   * 429 `{ error }` with `Retry-After`, as if someone else spent the budget; always before.
+   * `retryAfter` is the header as written, for hints no number spells (`99999999999999999999999`, `1.5`).
+   * @default retryAfterSeconds the emulator's `retryAfterSeconds`
+   */
+  | { kind: 'rateLimit'; retryAfterSeconds?: number; retryAfter?: string }
   /** Destroys the connection with no response (needs a real connection: under `app.inject` it never answers). @default when 'before' */
   | { kind: 'reset'; when?: FaultTiming }
   /** Processes the request, then sends its answer as truncated JSON (same status). */

@@ -58,7 +58,7 @@ function strike(
       return send(ctx, route, reply, errorAnswer(fault.status, STATUS_CODES[fault.status] ?? 'Error', undefined, headers));
     }
     case 'rateLimit':
-      return send(ctx, route, reply, rateLimitedAnswer(fault.retryAfterSeconds ?? ctx.options.retryAfterSeconds));
+      return send(ctx, route, reply, rateLimitedAnswer(fault.retryAfter ?? fault.retryAfterSeconds ?? ctx.options.retryAfterSeconds));
     case 'reset':
       ctx.counters.routes[route].resets++;
       reply.hijack();

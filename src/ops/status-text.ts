@@ -1,6 +1,7 @@
 /** `mintpipe status` as text: the running installation first, then queues, datasets and runs. */
 import type { InstallationProcess, InstallationSettings } from '../queue/installation-info.js';
 import type { DatasetStatus, StatusReport } from './status-report.js';
+import { inertLine } from '../inert-text.js';
 
 const list = (items: readonly string[], none: string) => (items.length ? items.join(', ') : none);
 
@@ -83,6 +84,7 @@ export function statusText(status: StatusReport): string {
   if (failing.length) out.push(`warning: failed windows in ${failing.map((r) => `${r.dataset}${r.projectId ? ` of ${r.projectId}` : ''} (${r.failedWindows})`).join('; ')}`);
 
   if (status.lastRuns.length === 0) out.push('last runs: none in the queue');
-  for (const r of status.lastRuns) out.push(`run ${r.dataset} ${r.project} ${r.window} ${r.kind} ${r.state} ${r.rows} rows${r.error ? ` — ${r.error}` : ''}`);
+  // A run's error is upstream text: one line, inert, whatever it holds.
+  for (const r of status.lastRuns) out.push(inertLine(`run ${r.dataset} ${r.project} ${r.window} ${r.kind} ${r.state} ${r.rows} rows${r.error ? ` — ${r.error}` : ''}`));
   return `${out.join('\n')}\n`;
 }

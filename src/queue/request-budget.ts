@@ -44,6 +44,12 @@ local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
 return { redis.call('ZCARD', KEYS[1]), math.max(0, paused - now) }
 `;
 
+/**
+ * The longest pause when pacing is off (no window to bound it): an hour, the default window. The
+ * API client caps a server's Retry-After too; this keeps any caller from storing more.
+ */
+const DEFAULT_MAX_PAUSE_MS = 3_600_000;
+
 export type TakeResult = { granted: true } | { granted: false; waitMs: number };
 
 export interface BudgetUsage {
@@ -98,9 +104,18 @@ export class RequestBudget {
     return waitMs <= 0 ? { granted: true } : { granted: false, waitMs };
   }
 
-  /** Stops every taker of this budget for `ms` (a 429 from upstream: someone else used it). */
+  /** The longest pause stored: the budget's window (a longer wait would outlast the budget it protects). */
+  get maxPauseMs(): number {
+    return this.rate?.windowMs ?? DEFAULT_MAX_PAUSE_MS;
+  }
+
+  /**
+   * Stops every taker of this budget for `ms` (a 429 from upstream: someone else used it), at most
+   * `maxPauseMs`: the pause survives restarts, so an absurd hint must not be stored as it is.
+   */
   async pause(ms: number): Promise<void> {
-    await this.redis.eval(PAUSE_SCRIPT, 1, this.pauseKey, Math.max(1, Math.ceil(ms)));
+    const boundedMs = Math.min(Number.isFinite(ms) ? Math.max(1, Math.ceil(ms)) : this.maxPauseMs, this.maxPauseMs);
+    await this.redis.eval(PAUSE_SCRIPT, 1, this.pauseKey, boundedMs);
   }
 
   async usage(): Promise<BudgetUsage> {

@@ -4,7 +4,8 @@
  * characters percent-encoded (`%6D%69…`), hex (`6d696e…`), `\xNN` / `\u00NN` / `&#NN;` escaped;
  * and base64 (standard or url-safe) of any text that contains the secret, at any offset. On top of
  * the configured values it removes anything shaped like a Mintlify admin key (`mint_…`, any case),
- * so a key nobody configured here (a neighbour's, a rotated one) is not printed either.
+ * so a key nobody configured here (a neighbour's, a rotated one) is not printed either. A key's
+ * secret part (after `mint_`) is removed on its own too, in the same forms.
  */
 
 /** What a secret's occurrence becomes. Contains no character a secret's pattern can match again. */
@@ -50,7 +51,18 @@ function characterPattern(char: string): string {
 const GAP = String.raw`(?:[\s._:|/,;+*~-]|\\[nrt])*`;
 
 /** A gap where the secret itself has a `_` or `-`, which an echo may also have escaped (`%5F`, hex `5f`). */
-const GAP_WITH_SEPARATOR = String.raw`(?:[\s._:|/,;+*~-]|\\[nrt]|${ESCAPE_PREFIX}(?:5[fF]|2[dD]);?|&#(?:95|45);)*`;
+const GAP_WITH_SEPARATOR_ITEMS = String.raw`[\s._:|/,;+*~-]|\\[nrt]|${ESCAPE_PREFIX}(?:5[fF]|2[dD]);?|&#(?:95|45);`;
+
+/**
+ * The gap where the secret has other characters between two letters or digits (a password's `@`,
+ * `!`, `%`): those characters too, as written or escaped (a URL percent-encodes them).
+ */
+function gapHolding(skipped: string[]): string {
+  const own = [...new Set(skipped)].filter((c) => !/[\s._:|/,;+*~-]/.test(c)).map(characterPattern);
+  return `(?:${[GAP_WITH_SEPARATOR_ITEMS, ...own].join('|')})*`;
+}
+
+const GAP_WITH_SEPARATOR = gapHolding([]);
 
 /**
  * The secret's letters and digits joined by gaps; separators it starts or ends with are optional
@@ -70,7 +82,7 @@ function spelledPattern(secret: string): string {
   let previous = -1;
   chars.forEach((c, index) => {
     if (!isSignificant(c) || index < first || index > last) return;
-    if (previous >= 0) pattern += index - previous > 1 ? GAP_WITH_SEPARATOR : GAP;
+    if (previous >= 0) pattern += index - previous > 1 ? gapHolding(chars.slice(previous + 1, index)) : GAP;
     pattern += characterPattern(c);
     previous = index;
   });
@@ -107,11 +119,21 @@ function base64Patterns(secret: string): string[] {
 }
 
 /**
+ * A key's secret part (the text after `mint_`): an upstream that echoes the key may drop the
+ * prefix, and what is left is all an attacker needs. Undefined for other secrets.
+ */
+function secretPart(secret: string): string | undefined {
+  const match = /^mint_(.+)$/i.exec(secret);
+  return match?.[1];
+}
+
+/**
  * Builds a redactor for the given secrets (undefined and empty ones are ignored). Build it once:
  * the patterns are compiled here, and applying it is a few regex passes.
  */
 export function createRedactor(secrets: Iterable<string | undefined>): Redactor {
-  const values = [...new Set([...secrets].filter((s): s is string => typeof s === 'string' && s.length > 0))];
+  const given = [...secrets].filter((s): s is string => typeof s === 'string' && s.length > 0);
+  const values = [...new Set([...given, ...given.map(secretPart).filter((s): s is string => s !== undefined)])];
   // Longest first, so a secret that contains another is removed whole.
   values.sort((a, b) => b.length - a.length);
   const spelled = values.map(spelledPattern);

@@ -1,10 +1,25 @@
 /**
  * Query results as text for the CLI: an aligned table, a JSON array of objects, or RFC 4180 CSV.
  * 64-bit integers arrive as strings from a server; they are printed as numbers in every format.
+ * The table is for a terminal: control characters in it are shown as escapes (inert-text.ts).
+ * JSON and CSV are data and stay byte-exact, except that `csvSafe` defuses spreadsheet formulas.
  */
+import { inertLine } from '../inert-text.js';
 import type { QueryColumn, QueryResult } from './read-only-query.js';
 
 export type RowFormat = 'table' | 'json' | 'csv';
+
+export interface FormatOptions {
+  /**
+   * CSV only: a string cell starting with `=`, `+`, `-` or `@` (which a spreadsheet would run as a
+   * formula) gets a `'` in front. Cells of numeric columns are numbers and stay as they are.
+   * @default false
+   */
+  csvSafe?: boolean;
+}
+
+/** What a spreadsheet reads as the start of a formula. */
+const FORMULA_START = /^[=+\-@]/;
 
 const NUMERIC_TYPE = /^(U?Int\d+|Float\d+|Decimal.*)$/;
 
@@ -43,18 +58,20 @@ function toJson(result: QueryResult): string {
   return JSON.stringify(rows, null, 2);
 }
 
-function toCsv(result: QueryResult): string {
-  const lines = [result.columns.map((column) => csvField(column.name)).join(',')];
+function toCsv(result: QueryResult, csvSafe: boolean): string {
+  // The column's type decides, not the cell's look: a String column's "-5" is text a sheet would compute.
+  const defuse = (column: QueryColumn, cell: string) => (csvSafe && !isNumeric(column) && FORMULA_START.test(cell) ? `'${cell}` : cell);
+  const lines = [result.columns.map((column) => csvField(defuse({ name: '', type: 'String' }, column.name))).join(',')];
   for (const row of result.rows) {
-    lines.push(result.columns.map((column) => csvField(text(jsonValue(column, row[column.name]), ''))).join(','));
+    lines.push(result.columns.map((column) => csvField(defuse(column, text(jsonValue(column, row[column.name]), '')))).join(','));
   }
   return lines.join('\r\n');
 }
 
 function toTable(result: QueryResult): string {
-  // Control characters would break the alignment; show them escaped.
-  const cell = (value: unknown) => text(value, 'NULL').replace(/\r/g, '\\r').replace(/\n/g, '\\n').replace(/\t/g, '\\t');
-  const header = result.columns.map((column) => column.name);
+  // Control characters would break the alignment or drive the terminal; show them escaped.
+  const cell = (value: unknown) => inertLine(text(value, 'NULL')).replace(/\t/g, '\\t');
+  const header = result.columns.map((column) => cell(column.name));
   const body = result.rows.map((row) => result.columns.map((column) => cell(jsonValue(column, row[column.name]))));
   const widths = header.map((name, i) => Math.max(name.length, ...body.map((cells) => cells[i]!.length)));
   const numeric = result.columns.map(isNumeric);
@@ -68,12 +85,12 @@ function toTable(result: QueryResult): string {
 }
 
 /** Formats a query result; the text has no trailing newline. */
-export function formatRows(result: QueryResult, format: RowFormat): string {
+export function formatRows(result: QueryResult, format: RowFormat, options: FormatOptions = {}): string {
   switch (format) {
     case 'json':
       return toJson(result);
     case 'csv':
-      return toCsv(result);
+      return toCsv(result, options.csvSafe ?? false);
     case 'table':
       return toTable(result);
   }

@@ -1,12 +1,16 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
 import {
   AuthError,
   InvalidRequestError,
+  InvalidResponseError,
   MintlifyClient,
   NotFoundError,
   RateLimitedError,
   ServerError,
   backoffDelayMs,
+  boundRetryAfter,
   parseRetryAfterMs,
   resolveRetryPolicy,
   type ApiEvent,
@@ -143,15 +147,72 @@ describe('reads never retry what waiting cannot fix', () => {
   });
 });
 
+describe('a Retry-After above the client\'s maximum', () => {
+  it('is capped to it and logged once as a finding, however large', async () => {
+    for (const hint of ['315360000', '99999999999999999999999']) {
+      const lines: string[] = [];
+      const logger = createLogger({ level: 'warn', pretty: false, destination: new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }) });
+      server.script({ status: 429, headers: { 'retry-after': hint }, body: { error: 'slow down' } });
+      const client = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, maxRetryAfterMs: 2_000, logger });
+      const error = await rejection(client.getVisitors('p', QUERY, { retry: false }));
+      expect(error).toBeInstanceOf(RateLimitedError);
+      expect((error as RateLimitedError).retryAfterMs).toBe(2_000);
+      const findings = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'finding');
+      expect(findings).toEqual([expect.objectContaining({ kind: 'retry_after_capped', op: 'getVisitors', retryAfter: hint, cappedMs: 2_000 })]);
+    }
+  });
+
+  it('is used as it is when within the maximum, and ignored when not an integer or a date', async () => {
+    server.script({ status: 429, headers: { 'retry-after': '2' }, body: {} }, { status: 429, headers: { 'retry-after': '1.5' }, body: {} });
+    const client = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, maxRetryAfterMs: 2_000, defaultRetryAfterMs: 777 });
+    const within = (await rejection(client.getVisitors('p', QUERY, { retry: false }))) as RateLimitedError;
+    expect([within.retryAfterMs, within.retryAfterFromServer]).toEqual([2_000, true]);
+    const junk = (await rejection(client.getVisitors('p', QUERY, { retry: false }))) as RateLimitedError;
+    expect([junk.retryAfterMs, junk.retryAfterFromServer]).toEqual([777, false]);
+  });
+});
+
+describe('a body nested deeper than 256 levels', () => {
+  it('is refused once as an invalid body, never retried, and logged as a finding', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', pretty: false, destination: new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }) });
+    server.script({ status: 200, body: `{"visitors":${'['.repeat(257)}${']'.repeat(257)}}` });
+    const client = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, retry: { attempts: 6, baseDelayMs: 1 }, logger });
+    const error = await rejection(client.getVisitors('p', QUERY));
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect((error as InvalidResponseError).problem).toBe('body nests objects or arrays deeper than 256 levels');
+    expect(server.requests).toHaveLength(1);
+    const findings = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'finding');
+    expect(findings).toEqual([expect.objectContaining({ kind: 'invalid_response_body', op: 'getVisitors', status: 200 })]);
+  });
+
+  it('is accepted at 256 levels, brackets inside strings not counted', async () => {
+    const { nestsDeeperThan } = await import('../../src/api/json-depth.js');
+    expect(nestsDeeperThan(`${'['.repeat(256)}${']'.repeat(256)}`, 256)).toBe(false);
+    expect(nestsDeeperThan(`${'['.repeat(257)}${']'.repeat(257)}`, 256)).toBe(true);
+    expect(nestsDeeperThan(`["${'['.repeat(300)}\\"${'{'.repeat(300)}"]`, 256)).toBe(false);
+  });
+});
+
 describe('policy helpers', () => {
-  it('parses Retry-After as seconds or an HTTP date, and ignores junk', () => {
+  it('parses Retry-After as a non-negative integer of seconds or an HTTP date, and ignores anything else', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(parseRetryAfterMs('3', now)).toBe(3_000);
     expect(parseRetryAfterMs(' 0 ', now)).toBe(0);
-    expect(parseRetryAfterMs('1.5', now)).toBe(1_500);
     expect(parseRetryAfterMs('Thu, 01 Jan 2026 00:00:42 GMT', now)).toBe(42_000);
     expect(parseRetryAfterMs('Wed, 31 Dec 2025 23:00:00 GMT', now)).toBe(0);
-    for (const junk of [null, '', '-5', '1e3', 'soon']) expect(parseRetryAfterMs(junk, now)).toBeUndefined();
+    for (const junk of [null, '', '-5', '-1', '1.5', '1e3', 'soon', 'abc', '0x10']) expect(parseRetryAfterMs(junk, now)).toBeUndefined();
+  });
+
+  it('caps a Retry-After above the maximum, however large, and says what was asked', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(boundRetryAfter('120', 3_600_000, now)).toEqual({ ms: 120_000 });
+    expect(boundRetryAfter('3600', 3_600_000, now)).toEqual({ ms: 3_600_000 });
+    expect(boundRetryAfter('315360000', 3_600_000, now)).toEqual({ ms: 3_600_000, askedMs: 315_360_000_000 });
+    expect(boundRetryAfter('99999999999999999999999', 3_600_000, now)).toMatchObject({ ms: 3_600_000 });
+    expect(boundRetryAfter('9'.repeat(400), 3_600_000, now)).toMatchObject({ ms: 3_600_000 });
+    expect(boundRetryAfter('Fri, 01 Jan 2036 00:00:00 GMT', 3_600_000, now)).toMatchObject({ ms: 3_600_000 });
+    expect(boundRetryAfter('1.5', 3_600_000, now)).toEqual({ ms: undefined });
   });
 
   it('draws full-jitter backoff below min(maxDelayMs, base·2^n)', () => {

@@ -89,6 +89,17 @@ describe('emulator analytics parameters follow the published limits', () => {
     expect(rows).toHaveLength(specLimit(dataset)!.default);
   });
 
+  it.each(PAGED)('%s answers a window longer than 366 days with 400 at once, without computing it', async (dataset) => {
+    for (const window of [{ dateFrom: '0001-01-01', dateTo: '9999-12-31' }, { dateFrom: '2025-01-01', dateTo: '2026-01-03' }]) {
+      const startedAt = performance.now();
+      const answer = await get(target, dataset, 'acme', window);
+      expect(performance.now() - startedAt).toBeLessThan(1000);
+      expect(answer.status).toBe(400);
+      expect(specProblems(dataset, 400, answer.body)).toEqual([]);
+      expect(answer.body.details).toEqual([{ message: expect.stringContaining('more than 366 days') }]);
+    }
+  });
+
   it.each(PAGED)('%s refuses malformed or inverted dates with 400 and a detail per problem', async (dataset) => {
     const answer = await get(target, dataset, 'acme', { dateFrom: '2026-02-30', dateTo: 'tomorrow' });
     expect(answer.status).toBe(400);

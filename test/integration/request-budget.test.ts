@@ -33,6 +33,19 @@ describe('shared request budget', () => {
     await new Promise((r) => setTimeout(r, 350));
     expect((await limited.tryTake()).granted).toBe(true);
   });
+
+  it('never stores a pause longer than its window (an hour with pacing off), whatever it is asked for', async () => {
+    const paced = new RequestBudget(redis, { key: `test:${randomUUID()}`, rate: { limit: 100, windowMs: 5_000 } });
+    const unpaced = new RequestBudget(redis, { key: `test:${randomUUID()}`, rate: null });
+    for (const [budget, capMs] of [[paced, 5_000], [unpaced, 3_600_000]] as const) {
+      for (const askedMs of [315_360_000_000, 1e26, Infinity]) {
+        await budget.pause(askedMs);
+        const usage = await budget.usage();
+        expect(usage.pausedForMs).toBeGreaterThan(0);
+        expect(usage.pausedForMs).toBeLessThanOrEqual(capMs);
+      }
+    }
+  });
 });
 
 /** When Redis granted a request: Redis TIME read just before and just after the budget's script, in one MULTI. */

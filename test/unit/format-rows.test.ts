@@ -36,6 +36,42 @@ describe('formatRows', () => {
     ]);
   });
 
+  const hostile: QueryResult = {
+    columns: [
+      { name: 'cell', type: 'String' },
+      { name: 'delta', type: 'Int32' },
+      { name: 'big', type: 'Nullable(Int64)' },
+      { name: 'label', type: 'LowCardinality(Nullable(String))' },
+    ],
+    rows: [
+      { cell: '=HYPERLINK("http://x","y")', delta: -5, big: '-7', label: '+1' },
+      { cell: '-5', delta: 3, big: null, label: '@SUM(A1)' },
+      { cell: 'plain', delta: 0, big: '1', label: 'a=b' },
+    ],
+  };
+
+  it('with csvSafe, puts a quote before text cells starting with = + - @, and leaves numeric columns numbers', () => {
+    expect(formatRows(hostile, 'csv', { csvSafe: true }).split('\r\n')).toEqual([
+      'cell,delta,big,label',
+      `"'=HYPERLINK(""http://x"",""y"")",-5,-7,'+1`,
+      "'-5,3,,'@SUM(A1)",
+      'plain,0,1,a=b',
+    ]);
+  });
+
+  it('without csvSafe, prints CSV cells as they are', () => {
+    expect(formatRows(hostile, 'csv').split('\r\n')[2]).toBe('-5,3,,@SUM(A1)');
+  });
+
+  it('shows control characters in table cells and headers as visible escapes, and keeps JSON and CSV byte-exact', () => {
+    const raw: QueryResult = { columns: [{ name: 'p\u001b[31m', type: 'String' }], rows: [{ 'p\u001b[31m': '/a\u001b[2J\u001b]0;pwned\u0007\u009b\r\n/b\tc' }] };
+    const table = formatRows(raw, 'table');
+    expect(table.split('\n').slice(0, 3)).toEqual(['p\\x1b[31m', expect.any(String), '/a\\x1b[2J\\x1b]0;pwned\\x07\\u009b\\r\\n/b\\tc']);
+    expect(table).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(JSON.parse(formatRows(raw, 'json'))).toEqual(raw.rows);
+    expect(formatRows(raw, 'csv')).toBe(`p\u001b[31m\r\n"/a\u001b[2J\u001b]0;pwned\u0007\u009b\r\n/b\tc"`);
+  });
+
   it('prints an empty result as a header only', () => {
     expect(formatRows({ columns: [{ name: 'x', type: 'UInt8' }], rows: [] }, 'json')).toBe('[]');
     expect(formatRows({ columns: [{ name: 'x', type: 'UInt8' }], rows: [] }, 'csv')).toBe('x');

@@ -77,6 +77,29 @@ describe('a redactor built from the configured key', () => {
     }
   });
 
+  const SECRET_PART = KEY.slice('mint_'.length);
+  for (const [name, spell] of Object.entries(SPELLINGS)) {
+    it(`removes the key's secret part without its mint_ prefix, spelled ${name}`, () => {
+      expect(redact(`before ${spell(SECRET_PART)} after`)).toBe(`before ${REDACTED} after`);
+    });
+  }
+
+  it("removes base64 of any text holding the key's secret part without its prefix", () => {
+    for (const text of [SECRET_PART, `Bearer ${SECRET_PART}`, `:${SECRET_PART}`, `xy${SECRET_PART.toUpperCase()}z`]) {
+      for (const encoded of [Buffer.from(text).toString('base64'), Buffer.from(text).toString('base64url')]) {
+        expect(base64Reveals(encoded, SECRET_PART)).toBe(true);
+        expect(base64Reveals(redact(`Authorization: Basic ${encoded}`), SECRET_PART)).toBe(false);
+      }
+    }
+  });
+
+  it('removes a password with symbols between its letters, as written and percent-encoded as a URL holds it', () => {
+    const password = 'p@ss!w0rd%Secret#42';
+    const redact = createRedactor([password]);
+    expect(redact(`auth ${password} end`)).toBe(`auth ${REDACTED} end`);
+    expect(redact(`redis://alice:${encodeURIComponent(password)}@host`)).toBe(`redis://alice:${REDACTED}@host`);
+  });
+
   it('removes anything shaped like a Mintlify key, in any case, even when it is not the configured one', () => {
     expect(redact('keys mint_other123 and MINT_ROTATED_456, Mint_x')).toBe(`keys mint_${REDACTED} and mint_${REDACTED}, mint_${REDACTED}`);
   });

@@ -8,6 +8,7 @@ import type { EnqueuedWindow } from '../../export/enqueue.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import { collectProjects } from '../collect-projects.js';
 import type { WindowFlags } from '../window-selection.js';
+import { inertLine } from '../../inert-text.js';
 
 interface ExportFlags extends WindowFlags {
   wait?: boolean;
@@ -74,7 +75,7 @@ async function runExport(flags: ExportFlags): Promise<number> {
     if (flags.format === 'json') {
       process.stdout.write(`${JSON.stringify({ windows: results, completed: results.length - failed.length, failed: failed.length }, null, 2)}\n`);
     } else {
-      for (const r of failed) process.stderr.write(`failed ${r.dataset} ${r.projectId} ${r.dateFrom}..${r.dateTo}: ${r.error ?? r.state}\n`);
+      for (const r of failed) process.stderr.write(`${inertLine(`failed ${r.dataset} ${r.projectId} ${r.dateFrom}..${r.dateTo}: ${r.error ?? r.state}`)}\n`);
       const rows = results.reduce((sum, r) => sum + (r.rows ?? 0), 0);
       process.stdout.write(`${results.length - failed.length}/${results.length} windows complete, ${rows} rows\n`);
     }
@@ -87,6 +88,6 @@ function reportEnqueued(enqueued: EnqueuedWindow[], format: string): void {
   const kept = enqueued.filter((e) => !e.added).length;
   process.stdout.write(`enqueued ${enqueued.length - kept} window(s)${kept ? `, ${kept} already in flight` : ''}\n`);
   for (const e of enqueued) {
-    process.stdout.write(`  ${e.window.dataset} ${e.window.projectId} ${e.window.dateFrom}..${e.window.dateTo}  job ${e.jobId}${e.added ? '' : ' (in flight)'}\n`);
+    process.stdout.write(`${inertLine(`  ${e.window.dataset} ${e.window.projectId} ${e.window.dateFrom}..${e.window.dateTo}  job ${e.jobId}${e.added ? '' : ' (in flight)'}`)}\n`);
   }
 }

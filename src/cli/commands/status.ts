@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { Warehouse } from '../../warehouse/index.js';
+import { inertLines } from '../../inert-text.js';
 
 export function register(program: Command): void {
   program
@@ -35,7 +36,8 @@ export function register(program: Command): void {
         };
         try {
           const status = await gatherStatus(source);
-          process.stdout.write(flags.format === 'json' ? `${JSON.stringify(status, null, 2)}\n` : statusText(status));
+          // JSON is data (escaped by JSON itself); the text is for a terminal: shown inert.
+          process.stdout.write(flags.format === 'json' ? `${JSON.stringify(status, null, 2)}\n` : inertLines(statusText(status)));
         } finally {
           await (await opened?.catch(() => undefined))?.close();
         }
