@@ -19,6 +19,7 @@ import type { ClickHouseSettings, Row, StreamableDataFormat } from '@clickhouse/
 import type { GateCatalog } from './sql-gate.js';
 import { limitSettings, type QueryLimits } from './query-limits.js';
 import { ENGINE_FORMATS, OUTPUT_SETTINGS, type ResultFormat } from './result-format.js';
+import { RowCutter } from './row-cutter.js';
 import type { QueryTarget, Warehouse } from './warehouse.js';
 
 export interface EngineRows {
@@ -152,8 +153,19 @@ async function openEmbedded(wh: Pick<QueryTarget, 'database' | 'location'>, limi
         yield (await session.queryAsync(statement.sql, { format: ENGINE_FORMATS[format] })).bytes();
         return;
       }
-      // One chunk per engine block, fetched off the main thread.
-      for await (const chunk of session.queryStream(statement.sql, { format: ENGINE_FORMATS[format] })) yield chunk.raw();
+      // One chunk per engine block, fetched off the main thread. The engine writes each chunk as a
+      // whole output, header included: the header is passed on once.
+      let header: Buffer | undefined;
+      for await (const chunk of session.queryStream(statement.sql, { format: ENGINE_FORMATS[format] })) {
+        const raw = chunk.raw();
+        const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+        if (header === undefined) {
+          header = new RowCutter(format, 0).take(bytes);
+          yield bytes;
+        } else {
+          yield header.length > 0 && bytes.subarray(0, header.length).equals(header) ? bytes.subarray(header.length) : bytes;
+        }
+      }
     },
     async stop() {
       const killer = new Session(wh.location);
