@@ -40,6 +40,10 @@ export interface MintpipeConfig {
     allowVolatile: boolean;
   };
   clickhouse: { url: string | undefined; user: string; password: string; database: string };
+  gateway: {
+    /** Read-only queries the warehouse gateway runs at once, 1–64; more are refused with 429 (`MINTPIPE_GATEWAY_CONCURRENCY`). @default 2 */
+    concurrency: number;
+  };
   dataDir: string;
   logLevel: (typeof LOG_LEVELS)[number];
   /** Budget of analytics requests for the whole organization; null = off. @default 100/1h */
@@ -293,6 +297,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       password: env.CLICKHOUSE_PASSWORD ?? '',
       database,
     },
+    gateway: { concurrency: integer(env, 'MINTPIPE_GATEWAY_CONCURRENCY', 2, 1, 64) },
     dataDir: dataDirOf(env),
     logLevel: logLevel as MintpipeConfig['logLevel'],
     analyticsRate: rate(env, 'MINTPIPE_ANALYTICS_RATE', '100/1h'),

@@ -2,17 +2,30 @@
  * Read-only SQL on the warehouse from a one-shot command (`query`, and the ledger checks of
  * `prompts`): through the process that holds this data dir's embedded warehouse when one runs,
  * else on the engine opened here (waiting a while for another one-shot command that has it).
+ * Either way the result streams from the engine to the caller's sink, chunk by chunk.
  */
 import type { OpenWarehouseOptions, QueryLimits, QueryResult, QueryTarget } from '../warehouse/index.js';
+import type { ChunkSink, StreamOutcome } from '../warehouse/read-only-query.js';
+import type { ResultFormat } from '../warehouse/result-format.js';
 import type { CommandContext } from './command-context.js';
 import { onStopSignal, signalExitCode } from './stop-signals.js';
 
 /** How long a read waits for the embedded warehouse held by another one-shot command. */
 const LOCK_WAIT_MS = 30_000;
 
-/** `command` names the waiting line's sender (`query: waiting up to 30s …`). */
-export async function readWarehouse(sql: string, limits: Pick<QueryLimits, 'timeoutMs' | 'maxRows'>, command = 'query'): Promise<QueryResult> {
-  return (await throughRunningInstallation(sql, limits)) ?? (await runOneShot(sql, limits, command));
+type ReadLimits = Pick<QueryLimits, 'timeoutMs' | 'maxRows'>;
+
+/** The rows of `sql` (at most `maxRows`). `command` names the waiting line's sender (`query: waiting up to 30s …`). */
+export async function readWarehouse(sql: string, limits: ReadLimits, command = 'query'): Promise<QueryResult> {
+  const { RowsCollector } = await import('../warehouse/rows-collector.js');
+  const collector = new RowsCollector();
+  const outcome = await streamWarehouse(sql, limits, 'rows', (chunk) => collector.add(chunk), command);
+  return collector.result(outcome.cut ? outcome.rows : undefined);
+}
+
+/** Streams the result of `sql` in `format` to `write`. */
+export async function streamWarehouse(sql: string, limits: ReadLimits, format: ResultFormat, write: ChunkSink, command = 'query'): Promise<StreamOutcome> {
+  return (await throughRunningInstallation(sql, limits, format, write)) ?? (await runOneShot(sql, limits, format, write, command));
 }
 
 /**
@@ -20,31 +33,31 @@ export async function readWarehouse(sql: string, limits: Pick<QueryLimits, 'time
  * `dashboard`), when there is one: the configuration, the ClickHouse client and the engine are not
  * even loaded. Undefined when none answers (or a ClickHouse server is configured).
  */
-async function throughRunningInstallation(sql: string, limits: Pick<QueryLimits, 'timeoutMs' | 'maxRows'>): Promise<QueryResult | undefined> {
+async function throughRunningInstallation(sql: string, limits: ReadLimits, format: ResultFormat, write: ChunkSink): Promise<StreamOutcome | undefined> {
   const { dataDirOf, usesClickHouseServer } = await import('../../config/data-dir.js');
   if (usesClickHouseServer(process.env)) return undefined;
-  const { queryThroughGateway } = await import('../warehouse/gateway-client.js');
-  return queryThroughGateway(dataDirOf(process.env), sql, limits, true);
+  const { streamThroughGateway } = await import('../warehouse/gateway-client.js');
+  return streamThroughGateway(dataDirOf(process.env), sql, { limits, format }, write, true);
 }
 
-async function runOneShot(sql: string, limits: Pick<QueryLimits, 'timeoutMs' | 'maxRows'>, command: string): Promise<QueryResult> {
+async function runOneShot(sql: string, limits: ReadLimits, format: ResultFormat, write: ChunkSink, command: string): Promise<StreamOutcome> {
   const { loadContext } = await import('./command-context.js');
   const { config, logger } = loadContext({ oneShot: true });
-  return runReadOnly(sql, limits, config, logger, command);
+  return runReadOnly({ sql, limits, format, write }, config, logger, command);
 }
 
 async function runReadOnly(
-  sql: string,
-  limits: Pick<QueryLimits, 'timeoutMs' | 'maxRows'>,
+  query: { sql: string; limits: ReadLimits; format: ResultFormat; write: ChunkSink },
   config: CommandContext['config'],
   logger: CommandContext['logger'],
   command: string,
-): Promise<QueryResult> {
+): Promise<StreamOutcome> {
+  const { sql, limits, format, write } = query;
   // By module, not through the warehouse's index: a query on a current embedded warehouse loads
   // neither the ClickHouse client nor the code that writes.
   const { openEmbeddedForQueries, openWarehouse } = await import('../warehouse/factory.js');
   const { WarehouseLockedError } = await import('../warehouse/errors.js');
-  const { runQuery } = await import('../warehouse/read-only-query.js');
+  const { streamQuery } = await import('../warehouse/read-only-query.js');
   const open = async (lockWait?: OpenWarehouseOptions['lockWait']): Promise<QueryTarget> => {
     const options = { ...config.clickhouse, dataDir: config.dataDir, logger, lockWait };
     // A fresh or older embedded warehouse is opened in full, which creates it and applies the migrations.
@@ -56,8 +69,8 @@ async function runReadOnly(
   } catch (err) {
     if (!(err instanceof WarehouseLockedError)) throw err;
     // A running mintpipe process holds the embedded warehouse: ask it.
-    const { queryThroughGateway } = await import('../warehouse/gateway-client.js');
-    const viaGateway = await queryThroughGateway(config.dataDir, sql, limits);
+    const { streamThroughGateway } = await import('../warehouse/gateway-client.js');
+    const viaGateway = await streamThroughGateway(config.dataDir, sql, { limits, format }, write);
     if (viaGateway) return viaGateway;
     // Another one-shot command has the engine (it serves no gateway): queue for it, saying so.
     warehouse = await open({
@@ -72,7 +85,7 @@ async function runReadOnly(
     abort.abort();
   });
   try {
-    return await runQuery(warehouse, sql, { ...limits, signal: abort.signal });
+    return await streamQuery(warehouse, sql, { ...limits, format, signal: abort.signal }, write);
   } finally {
     off();
     await warehouse.close();

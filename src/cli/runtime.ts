@@ -151,7 +151,7 @@ export class Runtime {
     });
     if (warehouse.engine === 'embedded') {
       const { serveWarehouseGateway } = await import('../warehouse/warehouse-gateway.js');
-      this.stopGateway = await serveWarehouseGateway(warehouse, this.config.dataDir);
+      this.stopGateway = await serveWarehouseGateway(warehouse, this.config.dataDir, { concurrency: this.config.gateway.concurrency });
     }
     return warehouse;
   }

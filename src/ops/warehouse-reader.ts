@@ -5,7 +5,7 @@
  * SELECTs; through the gateway each one is judged and run read-only there.
  */
 import type { QueryResult, Warehouse } from '../warehouse/index.js';
-import { selectRows } from '../warehouse/index.js';
+import { QueryBusyError, selectRows } from '../warehouse/index.js';
 import { WarehouseGatewayError } from './warehouse-gateway-error.js';
 
 export interface WarehouseReader {
@@ -83,6 +83,35 @@ export function gatewayReader(database: string, query: GatewayQuery, unavailable
 /** Limits of one read through the gateway: the dashboard's reads are small, but a page must not hang. */
 const GATEWAY_LIMITS = { timeoutMs: 15_000, maxRows: 100_000 };
 
+/** Longest pause between two asks of a busy gateway. */
+const BUSY_RETRY_MAX_MS = 1_000;
+
+let gatewayTurn: Promise<unknown> = Promise.resolve();
+
+/**
+ * This process's reads through the gateway go one at a time: a dashboard's panels (or `status`'s
+ * reads) read in parallel, and together must take one of the gateway's few slots
+ * (MINTPIPE_GATEWAY_CONCURRENCY), not all of them.
+ */
+function inTurn<T>(read: () => Promise<T>): Promise<T> {
+  const result = gatewayTurn.then(read, read);
+  gatewayTurn = result.catch(() => undefined);
+  return result;
+}
+
+/** A gateway busy with other queries (429) is asked again, with growing pauses, until the read's own time is up. */
+async function askUntilFree<T>(read: () => Promise<T>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let pauseMs = 50; ; pauseMs = Math.min(pauseMs * 2, BUSY_RETRY_MAX_MS)) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!(err instanceof QueryBusyError) || Date.now() + pauseMs > deadline) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+}
+
 /** Something that can open the warehouse (a Runtime, a test stack). */
 export interface WarehouseOpener {
   warehouse(): Promise<Warehouse>;
@@ -101,7 +130,7 @@ export async function openReader(source: WarehouseOpener, settings: ReaderSettin
       const dataDir = settings.dataDir;
       return gatewayReader(
         settings.clickhouse.database,
-        (sql) => queryThroughGateway(dataDir, sql, GATEWAY_LIMITS),
+        (sql) => inTurn(() => askUntilFree(() => queryThroughGateway(dataDir, sql, GATEWAY_LIMITS), GATEWAY_LIMITS.timeoutMs)),
         () => new WarehouseGatewayError(holder),
       );
     }

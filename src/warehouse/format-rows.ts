@@ -73,7 +73,9 @@ function toTable(result: QueryResult): string {
   const cell = (value: unknown) => inertLine(text(value, 'NULL')).replace(/\t/g, '\\t');
   const header = result.columns.map((column) => cell(column.name));
   const body = result.rows.map((row) => result.columns.map((column) => cell(jsonValue(column, row[column.name]))));
-  const widths = header.map((name, i) => Math.max(name.length, ...body.map((cells) => cells[i]!.length)));
+  // A loop, not Math.max(...cells): spreading 100,000s of arguments overflows the stack.
+  const widths = header.map((name) => name.length);
+  for (const cells of body) cells.forEach((cell, i) => (widths[i] = Math.max(widths[i]!, cell.length)));
   const numeric = result.columns.map(isNumeric);
   const line = (cells: string[]) =>
     cells

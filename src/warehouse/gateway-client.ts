@@ -7,10 +7,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
+import { MintpipeError } from '../errors.js';
 import { isLive, type ProcessIdentity } from '../process-identity.js';
 import type { QueryLimits } from './query-limits.js';
 import { queryErrorOfKind, type QueryErrorKind } from './query-errors.js';
-import type { QueryResult } from './read-only-query.js';
+import type { ChunkSink, QueryResult, StreamOutcome } from './read-only-query.js';
+import type { ResultFormat } from './result-format.js';
+import { RowsCollector } from './rows-collector.js';
 
 /** What the holder writes beside the data (mode 0600): where it listens and the token it expects. */
 export interface GatewayFile extends ProcessIdentity {
@@ -23,7 +26,14 @@ export interface GatewayErrorBody {
   kind?: QueryErrorKind;
 }
 
+/** The trailer of a streamed answer: how the result ended. */
+export type GatewayOutcome = StreamOutcome | GatewayErrorBody;
+
 export const GATEWAY_FILE = 'warehouse-gateway.json';
+export const OUTCOME_TRAILER = 'x-mintpipe-outcome';
+
+/** Largest error body read from a gateway (errors are one line). */
+const MAX_ERROR_BYTES = 64 * 1024;
 
 /** The pid of the live process serving this data dir's gateway; undefined when none does. */
 export function gatewayPid(dataDir: string): number | undefined {
@@ -36,62 +46,126 @@ export function gatewayPid(dataDir: string): number | undefined {
 }
 
 /**
- * Runs a read-only query through the process holding the warehouse; undefined when there is none.
- * Plain node:http, without a response deadline: the gateway enforces the query's own timeout.
+ * Runs a read-only query through the process holding the warehouse and returns its rows;
+ * undefined when there is none. See streamThroughGateway.
  */
 export async function queryThroughGateway(
   dataDir: string,
   sql: string,
   limits: Partial<QueryLimits> = {},
+  tentative = false,
+): Promise<QueryResult | undefined> {
+  const collector = new RowsCollector();
+  const outcome = await streamThroughGateway(dataDir, sql, { limits, format: 'rows' }, (chunk) => collector.add(chunk), tentative);
+  return outcome && collector.result(outcome.cut ? outcome.rows : undefined);
+}
+
+/**
+ * Runs a read-only query through the process holding the warehouse, handing its result to `write`
+ * chunk by chunk as it arrives (the next is read once `write` is done); undefined when no process
+ * serves one. Plain node:http, without a response deadline: the gateway enforces the query's own
+ * timeout.
+ */
+export async function streamThroughGateway(
+  dataDir: string,
+  sql: string,
+  request: { limits?: Partial<QueryLimits>; format: ResultFormat },
+  write: ChunkSink,
   /**
    * Asked before anything says a process holds the warehouse (`query` tries the gateway first): an
    * answer that is not a gateway's (a stale file whose pid and port now belong to something else)
    * means "no gateway" instead of an error. @default false
    */
   tentative = false,
-): Promise<QueryResult | undefined> {
-  const path = join(dataDir, GATEWAY_FILE);
-  if (!existsSync(path)) return undefined;
-  let gateway: GatewayFile;
-  try {
-    gateway = JSON.parse(readFileSync(path, 'utf8')) as GatewayFile;
-    // A first try from a process that names itself (its pid reused by a container restarted on the
-    // same volume) finds no gateway: it serves none.
-    if (tentative && gateway.pid === process.pid) return undefined;
-    if (!isLive(gateway)) return undefined;
-  } catch {
-    return undefined;
-  }
+): Promise<StreamOutcome | undefined> {
+  const gateway = liveGateway(dataDir, tentative);
+  if (!gateway) return undefined;
   // Loaded only when a gateway is named: node:http took ~7 ms to load, which a one-shot query with
   // nothing running does not need.
-  const { request } = await import('node:http');
-  const payload = JSON.stringify({ sql, timeoutMs: limits.timeoutMs, maxRows: limits.maxRows });
-  let answer: { status: number; body: string };
+  const { request: httpRequest } = await import('node:http');
+  const { limits = {}, format } = request;
+  const payload = JSON.stringify({ sql, timeoutMs: limits.timeoutMs, maxRows: limits.maxRows, format });
+  const req = httpRequest(`${gateway.url}/query`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-mintpipe-token': gateway.token },
+  });
+  let res: IncomingMessage;
   try {
-    answer = await new Promise((resolve, reject) => {
-      const req = request(`${gateway.url}/query`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-mintpipe-token': gateway.token },
-      });
+    res = await new Promise<IncomingMessage>((resolve, reject) => {
       req.on('error', reject);
-      req.on('response', (res) => {
-        readBody(res).then((body) => resolve({ status: res.statusCode ?? 0, body }), reject);
-      });
+      req.on('response', resolve);
       req.end(payload);
     });
   } catch {
     return undefined;
   }
-  let body: QueryResult & Partial<GatewayErrorBody>;
   try {
-    body = JSON.parse(answer.body) as QueryResult & Partial<GatewayErrorBody>;
-  } catch {
-    if (tentative) return undefined;
-    throw queryErrorOfKind('failed', `query: the warehouse gateway answered HTTP ${answer.status} without a result`);
+    if (res.statusCode !== 200) return await refusal(res, tentative);
+    if (res.headers['x-mintpipe-format'] !== format) {
+      if (tentative) return undefined;
+      throw queryErrorOfKind('failed', `query: the warehouse gateway answered HTTP 200 without a ${format} result`);
+    }
+    const chunks = res[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = (await chunks.next()) as IteratorResult<Buffer>;
+      } catch {
+        throw endedEarly();
+      }
+      if (next.done) break;
+      await write(next.value);
+    }
+    return outcomeOf(res);
+  } finally {
+    // Also when `write` failed: the gateway then stops the query on the engine.
+    req.destroy();
   }
-  if (tentative && (typeof body !== 'object' || body === null || (answer.status === 200 ? !Array.isArray(body.rows) : typeof body.error !== 'string'))) return undefined;
-  if (answer.status !== 200) throw queryErrorOfKind(body.kind, body.error ?? `query: HTTP ${answer.status}`);
-  return body;
+}
+
+function liveGateway(dataDir: string, tentative: boolean): GatewayFile | undefined {
+  const path = join(dataDir, GATEWAY_FILE);
+  if (!existsSync(path)) return undefined;
+  try {
+    const gateway = JSON.parse(readFileSync(path, 'utf8')) as GatewayFile;
+    // A first try from a process that names itself (its pid reused by a container restarted on the
+    // same volume) finds no gateway: it serves none.
+    if (tentative && gateway.pid === process.pid) return undefined;
+    return isLive(gateway) ? gateway : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An error answer as the verdict it carries (undefined: not a gateway's, when tentative). */
+async function refusal(res: IncomingMessage, tentative: boolean): Promise<undefined> {
+  let body: Partial<GatewayErrorBody> | undefined;
+  try {
+    body = JSON.parse(await readBody(res, MAX_ERROR_BYTES)) as Partial<GatewayErrorBody>;
+  } catch {
+    body = undefined;
+  }
+  const error = typeof body === 'object' && body !== null && typeof body.error === 'string' ? body.error : undefined;
+  if (tentative && error === undefined) return undefined;
+  throw queryErrorOfKind(body?.kind, error ?? `query: the warehouse gateway answered HTTP ${res.statusCode} without a result`);
+}
+
+/** The trailer's outcome; a stream that ended without one was broken off (the serving process stopped). */
+function outcomeOf(res: IncomingMessage): StreamOutcome {
+  const trailer = res.trailers[OUTCOME_TRAILER];
+  let outcome: Partial<StreamOutcome & GatewayErrorBody> | undefined;
+  try {
+    outcome = trailer === undefined ? undefined : (JSON.parse(decodeURIComponent(trailer)) as Partial<StreamOutcome & GatewayErrorBody>);
+  } catch {
+    outcome = undefined;
+  }
+  if (typeof outcome?.error === 'string') throw queryErrorOfKind(outcome.kind, outcome.error);
+  if (typeof outcome?.rows !== 'number' || typeof outcome.cut !== 'boolean') throw endedEarly();
+  return { rows: outcome.rows, cut: outcome.cut };
+}
+
+function endedEarly(): MintpipeError {
+  return new MintpipeError('query: the result ended early: the warehouse gateway stopped answering (the process holding the warehouse may have stopped)');
 }
 
 export async function readBody(req: IncomingMessage, maxBytes = Infinity): Promise<string> {

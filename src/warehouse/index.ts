@@ -54,6 +54,7 @@ export {
 export { readPromptLedger, type LedgerEntry, type LedgerQuery } from './prompt-ledger.js';
 export { checkQuery, runQuery, type QueryColumn, type QueryResult, type RunQueryOptions } from './read-only-query.js';
 export {
+  QueryBusyError,
   QueryCancelledError,
   QueryFailedError,
   QueryLimitError,

@@ -26,14 +26,20 @@ export class QueryCancelledError extends MintpipeError {
   override name = 'QueryCancelledError';
 }
 
+/** The warehouse gateway already runs as many queries as it may at once: try again later (exit 1). */
+export class QueryBusyError extends MintpipeError {
+  override name = 'QueryBusyError';
+}
+
 /** What travels over the gateway, so the other side rebuilds the same verdict. */
-export type QueryErrorKind = 'refused' | 'failed' | 'limit' | 'cancelled';
+export type QueryErrorKind = 'refused' | 'failed' | 'limit' | 'cancelled' | 'busy';
 
 export function queryErrorKind(err: unknown): QueryErrorKind | undefined {
   if (err instanceof QueryRefusedError) return 'refused';
   if (err instanceof QueryFailedError) return 'failed';
   if (err instanceof QueryLimitError) return 'limit';
   if (err instanceof QueryCancelledError) return 'cancelled';
+  if (err instanceof QueryBusyError) return 'busy';
   return undefined;
 }
 
@@ -45,6 +51,8 @@ export function queryErrorOfKind(kind: QueryErrorKind | undefined, message: stri
       return new QueryLimitError(message);
     case 'cancelled':
       return new QueryCancelledError(message);
+    case 'busy':
+      return new QueryBusyError(message);
     default:
       return new QueryFailedError(message);
   }

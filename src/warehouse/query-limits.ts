@@ -9,13 +9,16 @@ import { UsageError } from '../errors.js';
 export interface QueryLimits {
   /** The engine stops the query after this long (`max_execution_time`). @default 30_000 (30 s) */
   timeoutMs: number;
-  /** At most this many rows are returned; more are cut, and the result says so. @default 100_000 */
-  maxRows: number;
+  /**
+   * At most this many rows are returned; more are cut by the engine, and the result says so. `null`:
+   * no cap (the machine formats stream every row). @default 100_000
+   */
+  maxRows: number | null;
   /** The engine stops the query when it needs more memory than this (`max_memory_usage`). @default 512 MiB */
   maxMemoryBytes: number;
 }
 
-export const DEFAULT_QUERY_LIMITS: Readonly<QueryLimits> = {
+export const DEFAULT_QUERY_LIMITS: Readonly<QueryLimits & { maxRows: number }> = {
   timeoutMs: 30_000,
   maxRows: 100_000,
   maxMemoryBytes: 512 * 1024 * 1024,
@@ -47,13 +50,14 @@ export function parseMaxRows(text: string): number {
 /**
  * The engine settings that carry the limits. `max_result_rows` is one more than asked, with
  * `break`: the engine stops reading once it has more than `maxRows` rows (a block at most past
- * it), so "more rows came back than asked" means "the result was cut".
+ * it), so "more rows came back than asked" means "the result was cut". No cap is 0, the engine's
+ * "unlimited".
  */
 export function limitSettings(limits: QueryLimits): Record<string, string | number> {
   return {
     max_execution_time: limits.timeoutMs / 1000,
     timeout_overflow_mode: 'throw',
-    max_result_rows: limits.maxRows + 1,
+    max_result_rows: limits.maxRows === null ? 0 : limits.maxRows + 1,
     result_overflow_mode: 'break',
     max_memory_usage: limits.maxMemoryBytes,
   };

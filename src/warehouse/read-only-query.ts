@@ -7,7 +7,10 @@ import { AstReadError, readExplainAst } from './sql-ast.js';
 import { judgeStatement } from './sql-gate.js';
 import { QueryCancelledError, QueryFailedError, QueryLimitError, QueryRefusedError, shortenExpected } from './query-errors.js';
 import { DEFAULT_QUERY_LIMITS, formatTimeout, type QueryLimits } from './query-limits.js';
-import { engineErrorCode, engineErrorLine, openReadOnlySession, type ReadOnlySession } from './read-only-session.js';
+import { engineErrorCode, engineErrorLine, openReadOnlySession, type JudgedStatement, type ReadOnlySession } from './read-only-session.js';
+import type { ResultFormat } from './result-format.js';
+import { RowCutter } from './row-cutter.js';
+import { RowsCollector } from './rows-collector.js';
 import type { QueryTarget } from './warehouse.js';
 
 export interface QueryColumn {
@@ -41,13 +44,68 @@ const KILL_GRACE_MS = 1_000;
 /** A KILL can land before the query is registered; it is repeated until the query ends. */
 const KILL_REPEAT_MS = 250;
 
-export async function runQuery(wh: QueryTarget, sql: string, options: RunQueryOptions = {}): Promise<QueryResult> {
-  const limits: QueryLimits = {
+export interface StreamQueryOptions extends RunQueryOptions {
+  format: ResultFormat;
+}
+
+/** How a streamed result ended: every row written, or `maxRows` of them and the rest cut. */
+export interface StreamOutcome {
+  /** Rows written (header lines not counted). */
+  rows: number;
+  /** The result had more rows than `maxRows`; only the first `rows` were written. */
+  cut: boolean;
+}
+
+/** Where a streamed result goes; awaited before the next chunk is fetched, so a slow reader holds the engine back. */
+export type ChunkSink = (chunk: Uint8Array) => Promise<void> | void;
+
+/** A limit given to a call, or its default (`maxRows: null` is "no cap", not "unset"). */
+function resolveLimits(options: Partial<QueryLimits>): QueryLimits {
+  return {
     timeoutMs: options.timeoutMs ?? DEFAULT_QUERY_LIMITS.timeoutMs,
-    maxRows: options.maxRows ?? DEFAULT_QUERY_LIMITS.maxRows,
+    maxRows: options.maxRows === undefined ? DEFAULT_QUERY_LIMITS.maxRows : options.maxRows,
     maxMemoryBytes: options.maxMemoryBytes ?? DEFAULT_QUERY_LIMITS.maxMemoryBytes,
   };
-  const { signal } = options;
+}
+
+/** Runs read-only SQL and returns its rows (at most `maxRows`, with `truncatedAt` when it cut). */
+export async function runQuery(wh: QueryTarget, sql: string, options: RunQueryOptions = {}): Promise<QueryResult> {
+  const collector = new RowsCollector();
+  const outcome = await streamQuery(wh, sql, { ...options, format: 'rows' }, (chunk) => collector.add(chunk));
+  return collector.result(outcome.cut ? outcome.rows : undefined);
+}
+
+/**
+ * Runs read-only SQL and hands its result to `write` in `format` as the engine produces it, chunk
+ * by chunk: nothing but the chunk in hand is held here. More rows than `maxRows` are cut (the
+ * engine stops soon after) and the outcome says so; a limit or a cancellation after some chunks
+ * were written rejects as it would before any.
+ */
+export async function streamQuery(wh: QueryTarget, sql: string, options: StreamQueryOptions, write: ChunkSink): Promise<StreamOutcome> {
+  const limits = resolveLimits(options);
+  return withReadOnlyQuery(wh, sql, limits, options.signal, async (session, statement) => {
+    const cutter = new RowCutter(options.format, limits.maxRows);
+    for await (const chunk of session.stream(statement, options.format, options.signal)) {
+      const part = cutter.take(chunk);
+      if (part.length > 0) await write(part);
+      // Leaving the loop ends the query on the engine.
+      if (cutter.cut) break;
+    }
+    return { rows: cutter.rows, cut: cutter.cut };
+  });
+}
+
+/**
+ * Opens a read-only session, judges `sql`, and runs `body` on the judged statement under the
+ * time limit and the caller's signal, both of which stop the query on the engine.
+ */
+async function withReadOnlyQuery<T>(
+  wh: QueryTarget,
+  sql: string,
+  limits: QueryLimits,
+  signal: AbortSignal | undefined,
+  body: (session: ReadOnlySession, statement: JudgedStatement) => Promise<T>,
+): Promise<T> {
   if (signal?.aborted) throw new QueryCancelledError('query: cancelled');
   const session = await openReadOnlySession(wh, limits);
   let stopped: 'timeout' | 'cancelled' | undefined;
@@ -76,14 +134,14 @@ export async function runQuery(wh: QueryTarget, sql: string, options: RunQueryOp
       throw err;
     }
     notStopped();
-    let raw;
+    let outcome: T;
     try {
-      raw = await session.run(statement, signal);
+      outcome = await body(session, statement);
     } catch (err) {
       throw runError(err, stopped, limits);
     }
     notStopped();
-    return toResult(raw, limits.maxRows);
+    return outcome;
   } finally {
     settled = true;
     clearTimeout(timer);
@@ -100,7 +158,7 @@ export async function runQuery(wh: QueryTarget, sql: string, options: RunQueryOp
 export async function checkQuery(wh: QueryTarget, sql: string): Promise<string> {
   const session = await openReadOnlySession(wh, DEFAULT_QUERY_LIMITS);
   try {
-    return await gate(session, sql);
+    return (await gate(session, sql)).sql;
   } finally {
     await session.close();
   }
@@ -111,7 +169,7 @@ export async function checkQuery(wh: QueryTarget, sql: string): Promise<string> 
  * comment), parses that rendering, and the gate judges the parse. What runs is that rendering, so
  * what was judged is what runs.
  */
-async function gate(session: ReadOnlySession, sql: string): Promise<string> {
+async function gate(session: ReadOnlySession, sql: string): Promise<JudgedStatement> {
   let rendering: string;
   try {
     rendering = await session.render(sql);
@@ -127,12 +185,12 @@ async function gate(session: ReadOnlySession, sql: string): Promise<string> {
     throw new QueryRefusedError(`query: the engine cannot parse it: ${engineErrorLine(err)}`);
   }
   try {
-    judgeStatement(readExplainAst(lines), rendering, await session.catalog());
+    const verdict = judgeStatement(readExplainAst(lines), rendering, await session.catalog());
+    return { sql: rendering, select: verdict.statement === 'SELECT' };
   } catch (err) {
     if (err instanceof AstReadError) throw new QueryRefusedError(`query: the engine's parse of it cannot be checked (${err.message}); quoted names must not hold line breaks`);
     throw err;
   }
-  return rendering;
 }
 
 function renderError(err: unknown): Error {
@@ -167,12 +225,4 @@ function runError(err: unknown, stopped: 'timeout' | 'cancelled' | undefined, li
     default:
       return new QueryFailedError(`query: ${engineErrorLine(err)}`);
   }
-}
-
-function toResult(raw: { meta?: QueryColumn[]; data: unknown[][] }, maxRows: number): QueryResult {
-  const columns = (raw.meta ?? []).map((column) => ({ name: column.name, type: column.type }));
-  const cut = raw.data.length > maxRows;
-  const data = cut ? raw.data.slice(0, maxRows) : raw.data;
-  const rows = data.map((values) => Object.fromEntries(columns.map((column, i) => [column.name, values[i]])));
-  return cut ? { columns, rows, truncatedAt: maxRows } : { columns, rows };
 }

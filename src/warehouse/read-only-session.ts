@@ -15,14 +15,22 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClickHouseSettings } from '@clickhouse/client';
+import type { ClickHouseSettings, Row, StreamableDataFormat } from '@clickhouse/client';
 import type { GateCatalog } from './sql-gate.js';
 import { limitSettings, type QueryLimits } from './query-limits.js';
+import { ENGINE_FORMATS, OUTPUT_SETTINGS, type ResultFormat } from './result-format.js';
+import { RowCutter } from './row-cutter.js';
 import type { QueryTarget, Warehouse } from './warehouse.js';
 
 export interface EngineRows {
   meta?: Array<{ name: string; type: string }>;
   data: unknown[][];
+}
+
+/** What the gate let through: the engine's rendering, and whether it is a SELECT (or SHOW, DESCRIBE, EXPLAIN). */
+export interface JudgedStatement {
+  sql: string;
+  select: boolean;
 }
 
 export interface ReadOnlySession {
@@ -31,8 +39,12 @@ export interface ReadOnlySession {
   /** The lines of `EXPLAIN AST <statement>`. */
   explainAst(statement: string): Promise<string[]>;
   catalog(): Promise<GateCatalog>;
-  /** Runs the judged statement; `signal` also drops a server request (the engine session is stopped with stop()). */
-  run(statement: string, signal?: AbortSignal): Promise<EngineRows>;
+  /**
+   * Runs the judged statement and yields its result as the engine writes it, a chunk at a time
+   * (the next is fetched only when the consumer asks); leaving the loop early ends the query.
+   * `signal` also drops a server request (the embedded engine is stopped with stop()).
+   */
+  stream(statement: JudgedStatement, format: ResultFormat, signal?: AbortSignal): AsyncIterable<Uint8Array>;
   /** Stops what this session is running, from another connection. */
   stop(): Promise<void>;
   close(): Promise<void>;
@@ -103,7 +115,7 @@ async function openEmbedded(wh: Pick<QueryTarget, 'database' | 'location'>, limi
   const { Session } = await import('chdb');
   const marker = `mintpipe-query-${randomUUID()}`;
   const session = new Session(wh.location);
-  const settings = { ...limitSettings(limits), log_comment: marker };
+  const settings = { ...limitSettings(limits), ...OUTPUT_SETTINGS, log_comment: marker };
   try {
     await session.queryAsync(
       [
@@ -134,7 +146,27 @@ async function openEmbedded(wh: Pick<QueryTarget, 'database' | 'location'>, limi
     async catalog() {
       return toCatalog(wh.database, await rows(EMBEDDED_CATALOG_SQL, { db: wh.database }), storedSqlFunctions(wh.location));
     },
-    run: (statement) => rows(statement),
+    async *stream(statement, format) {
+      // The engine streams only SELECTs; SHOW, DESCRIBE and EXPLAIN list the catalog or a plan, small
+      // enough to come in one piece.
+      if (!statement.select) {
+        yield (await session.queryAsync(statement.sql, { format: ENGINE_FORMATS[format] })).bytes();
+        return;
+      }
+      // One chunk per engine block, fetched off the main thread. The engine writes each chunk as a
+      // whole output, header included: the header is passed on once.
+      let header: Buffer | undefined;
+      for await (const chunk of session.queryStream(statement.sql, { format: ENGINE_FORMATS[format] })) {
+        const raw = chunk.raw();
+        const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+        if (header === undefined) {
+          header = new RowCutter(format, 0).take(bytes);
+          yield bytes;
+        } else {
+          yield header.length > 0 && bytes.subarray(0, header.length).equals(header) ? bytes.subarray(header.length) : bytes;
+        }
+      }
+    },
     async stop() {
       const killer = new Session(wh.location);
       try {
@@ -155,6 +187,7 @@ async function openServer(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlyS
   // could be changed. A server also drops a read-only query whose HTTP client went away.
   const settings = {
     ...limitSettings(limits),
+    ...OUTPUT_SETTINGS,
     log_comment: queryId,
     cancel_http_readonly_queries_on_client_close: 1,
     readonly: '1',
@@ -181,7 +214,30 @@ async function openServer(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlyS
     async catalog() {
       return toCatalog(wh.database, await rows(SERVER_CATALOG_SQL, { query_params: { db: wh.database } }));
     },
-    run: (statement, signal) => rows(statement, { query_id: queryId, abort_signal: signal }),
+    async *stream(statement, format, signal) {
+      const engineFormat = ENGINE_FORMATS[format] as StreamableDataFormat;
+      const result = await wh.client.exec({
+        query: statement.sql,
+        clickhouse_settings: { default_format: engineFormat, ...settings },
+        query_id: queryId,
+        abort_signal: signal,
+      });
+      // The client's own line splitter, which also finds an error the server writes mid-stream.
+      const { ResultSet } = await import('@clickhouse/client');
+      const lines = ResultSet.instance({
+        stream: result.stream,
+        format: engineFormat,
+        query_id: queryId,
+        response_headers: result.response_headers,
+        log_error: () => undefined,
+      }).stream<unknown>();
+      try {
+        for await (const batch of lines) yield Buffer.from((batch as Row[]).map((row) => `${row.text}\n`).join(''));
+      } finally {
+        // Leaving early drops the request: the server stops a read-only query whose client went away.
+        lines.destroy();
+      }
+    },
     async stop() {
       await wh.client.command({ query: `KILL QUERY WHERE query_id = '${queryId}' ASYNC` });
     },

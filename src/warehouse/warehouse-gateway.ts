@@ -5,68 +5,73 @@
  * works while `mintpipe start` runs. Each query runs in its own read-only engine session (never
  * the pipeline's), under the limits the caller asked for within fixed bounds; a caller that
  * disconnects has its query stopped on the engine.
+ *
+ * A result streams as the engine writes it (rows, JSON lines or CSV), at the pace the caller reads
+ * it; how it ended (complete, cut at the row cap, or stopped by a limit after some rows) comes in
+ * a trailer, `x-mintpipe-outcome`. At most `concurrency` queries run at once; more are refused
+ * with 429.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { currentProcess } from '../process-identity.js';
-import { GATEWAY_FILE, readBody, type GatewayErrorBody as ErrorBody, type GatewayFile } from './gateway-client.js';
-import {
-  MAX_QUERY_ROWS,
-  MAX_QUERY_TIMEOUT_MS,
-  queryErrorKind,
-  runQuery,
-  type QueryResult,
-  type Warehouse,
-} from './index.js';
+import { GATEWAY_FILE, OUTCOME_TRAILER, readBody, type GatewayErrorBody as ErrorBody, type GatewayFile, type GatewayOutcome } from './gateway-client.js';
+import { MAX_QUERY_ROWS, MAX_QUERY_TIMEOUT_MS } from './query-limits.js';
+import { queryErrorKind } from './query-errors.js';
+import { streamQuery } from './read-only-query.js';
+import { CONTENT_TYPES, RESULT_FORMATS, type ResultFormat } from './result-format.js';
+import type { Warehouse } from './warehouse.js';
 
 /** SQL longer than this is not a query a person typed. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
+export interface GatewayOptions {
+  /** Queries run at once; more are refused with 429 (`MINTPIPE_GATEWAY_CONCURRENCY`). @default 2 */
+  concurrency?: number;
+}
+
+export const DEFAULT_GATEWAY_CONCURRENCY = 2;
+
 const QueryRequest = z.object({
   sql: z.string(),
   timeoutMs: z.number().int().min(1).max(MAX_QUERY_TIMEOUT_MS).optional(),
-  maxRows: z.number().int().min(1).max(MAX_QUERY_ROWS).optional(),
+  /** null: no cap (the machine formats); absent: the default cap. */
+  maxRows: z.number().int().min(1).max(MAX_QUERY_ROWS).nullable().optional(),
+  format: z.enum(RESULT_FORMATS as [ResultFormat, ...ResultFormat[]]).default('rows'),
 });
+type QueryRequest = z.infer<typeof QueryRequest>;
 
+const USAGE = 'query: the gateway expects {"sql": "…", "timeoutMs"?: n, "maxRows"?: n|null, "format"?: "rows"|"json-lines"|"csv"}';
 
-export async function serveWarehouseGateway(warehouse: Warehouse, dataDir: string): Promise<() => Promise<void>> {
+export async function serveWarehouseGateway(warehouse: Warehouse, dataDir: string, options: GatewayOptions = {}): Promise<() => Promise<void>> {
   const token = randomBytes(24).toString('hex');
+  const concurrency = options.concurrency ?? DEFAULT_GATEWAY_CONCURRENCY;
+  let running = 0;
   const server = createServer((req, res) => {
+    if (req.method !== 'POST' || req.url !== '/query' || req.headers['x-mintpipe-token'] !== token) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (running >= concurrency) {
+      const error = `query: the warehouse gateway is busy: it runs at most ${concurrency} ${concurrency === 1 ? 'query' : 'queries'} at once (MINTPIPE_GATEWAY_CONCURRENCY); try again when one has finished`;
+      replyError(res, 429, { error, kind: 'busy' });
+      return;
+    }
+    running += 1;
     void (async () => {
-      if (req.method !== 'POST' || req.url !== '/query' || req.headers['x-mintpipe-token'] !== token) {
-        res.writeHead(404).end();
-        return;
-      }
-      const reply = (status: number, body: QueryResult | ErrorBody) => {
-        if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-      };
-      // The caller went away before its answer: stop its query on the engine.
-      const abort = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished) abort.abort();
-      });
-      let parsed;
+      let request: QueryRequest | undefined;
       try {
-        parsed = QueryRequest.safeParse(JSON.parse(await readBody(req, MAX_BODY_BYTES)));
+        request = QueryRequest.parse(JSON.parse(await readBody(req, MAX_BODY_BYTES)));
       } catch {
-        parsed = undefined;
-      }
-      if (!parsed?.success) {
-        reply(400, { error: 'query: the gateway expects {"sql": "…", "timeoutMs"?: n, "maxRows"?: n}', kind: 'refused' });
+        replyError(res, 400, { error: USAGE, kind: 'refused' });
         return;
       }
-      const { sql, timeoutMs, maxRows } = parsed.data;
-      try {
-        reply(200, await runQuery(warehouse, sql, { timeoutMs, maxRows, signal: abort.signal }));
-      } catch (err) {
-        const kind = queryErrorKind(err);
-        const message = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
-        reply(kind === 'refused' || kind === 'failed' ? 400 : 500, { error: message, kind });
-      }
-    })();
+      await answer(warehouse, request, res);
+    })().finally(() => {
+      running -= 1;
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -85,4 +90,60 @@ export async function serveWarehouseGateway(warehouse: Warehouse, dataDir: strin
       /* already gone */
     }
   };
+}
+
+function replyError(res: ServerResponse, status: number, body: ErrorBody): void {
+  if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end(`${JSON.stringify(body)}\n`);
+}
+
+/**
+ * Streams one query's result to `res`: the head goes out with the first chunk, so a query that
+ * fails before any row answers with a plain error status; after that, the outcome is the trailer.
+ */
+async function answer(warehouse: Warehouse, request: QueryRequest, res: ServerResponse): Promise<void> {
+  // The caller went away before its answer: stop its query on the engine.
+  const abort = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  const head = () => {
+    if (res.headersSent) return;
+    res.writeHead(200, { 'content-type': CONTENT_TYPES[request.format], 'x-mintpipe-format': request.format, trailer: OUTCOME_TRAILER });
+  };
+  const write = async (chunk: Uint8Array) => {
+    if (res.destroyed) return;
+    head();
+    // Wait for the caller to take it before fetching more: a slow reader holds the engine back.
+    if (!res.write(chunk)) await drained(res);
+  };
+  let outcome: GatewayOutcome;
+  try {
+    const { sql, timeoutMs, maxRows, format } = request;
+    outcome = await streamQuery(warehouse, sql, { timeoutMs, maxRows, format, signal: abort.signal }, write);
+  } catch (err) {
+    const kind = queryErrorKind(err);
+    const error = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+    if (!res.headersSent) {
+      replyError(res, kind === 'refused' || kind === 'failed' ? 400 : 500, { error, kind });
+      return;
+    }
+    outcome = { error, kind };
+  }
+  if (res.destroyed) return;
+  head();
+  // Percent-encoded: a trailer holds header characters only, and an engine message may hold any.
+  res.addTrailers({ [OUTCOME_TRAILER]: encodeURIComponent(JSON.stringify(outcome)) });
+  res.end();
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }

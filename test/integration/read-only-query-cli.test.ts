@@ -93,11 +93,51 @@ describe('npx mintpipe query on the embedded engine (no other process)', () => {
     expect(result.stdout).toBe('');
   });
 
-  it('prints at most --max-rows rows and says on stderr that it cut', async () => {
-    const result = await query('SELECT number FROM numbers(50)', '--max-rows', '3', '--format', 'csv');
+  it('prints at most --max-rows rows in the table format and says on stderr that it cut, exit 0', async () => {
+    const result = await query('SELECT number FROM numbers(50)', '--max-rows', '3');
     expect(result.code).toBe(0);
-    expect(result.stdout.split('\r\n')).toEqual(['number', '0', '1', '2\n']);
+    expect(result.stdout.split('\n')).toEqual(['number', '------', '     0', '     1', '     2', '(3 rows)', '']);
     expect(result.stderr.trim()).toBe('query: showing the first 3 rows; the result has more (raise --max-rows or narrow the query)');
+  });
+
+  it('cuts the table format at 100000 rows unless --max-rows says otherwise', async () => {
+    const result = await query('SELECT number FROM numbers(100001)');
+    expect(result.code).toBe(0);
+    // The engine writes every block with its header: each row is a number, in order, once.
+    expect(result.stdout.trim().split('\n').slice(-2)).toEqual([' 99999', '(100000 rows)']);
+    expect(result.stdout.split('\n').filter((line) => line.trim() === 'number')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^query: showing the first 100000 rows/);
+  });
+
+  it('prints every row in csv and json, with no default cap', async () => {
+    const csv = await query('SELECT number FROM numbers(100001)', '--format', 'csv');
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stderr).toBe('');
+    const lines = csv.stdout.split('\n');
+    expect(lines).toHaveLength(100_003);
+    expect([lines[0], lines[1], lines.at(-2), lines.at(-1)]).toEqual(['"number"', '0', '100000', '']);
+    const json = await query('SELECT number, toString(number) AS s FROM numbers(100001)', '--format', 'json');
+    expect(json.code, json.stderr).toBe(0);
+    const rows = JSON.parse(json.stdout) as Array<{ number: number; s: string }>;
+    expect(rows).toHaveLength(100_001);
+    expect(rows.at(-1)).toEqual({ number: 100_000, s: '100000' });
+  });
+
+  it('fails with exit 1 and one line when --max-rows cuts a csv or json result, leaving the rows printed', async () => {
+    const csv = await query('SELECT number FROM numbers(50)', '--max-rows', '3', '--format', 'csv');
+    expect(csv.code).toBe(1);
+    expect(csv.stdout).toBe('"number"\n0\n1\n2\n');
+    expect(csv.stderr).toBe('mintpipe: query: the result was cut at 3 rows (--max-rows 3); the output is incomplete\n');
+    const json = await query('SELECT number FROM numbers(50)', '--max-rows', '3', '--format', 'json');
+    expect(json.code).toBe(1);
+    // The array is never closed: a program that ignores the exit code cannot parse it as complete.
+    expect(json.stdout).toBe('[\n{"number":0},\n{"number":1},\n{"number":2}');
+    expect(json.stderr).toBe('mintpipe: query: the result was cut at 3 rows (--max-rows 3); the output is incomplete\n');
+  });
+
+  it('prints a csv result of exactly --max-rows rows in full, exit 0', async () => {
+    const csv = await query('SELECT number FROM numbers(3)', '--max-rows', '3', '--format', 'csv');
+    expect(csv).toEqual({ code: 0, stdout: '"number"\n0\n1\n2\n', stderr: '' });
   });
 
   it.each([
@@ -152,14 +192,66 @@ describe('the warehouse gateway of a running process', () => {
     expect(listenerRequests).toBe(0);
   });
 
-  it('stops the query on the engine when its client disconnects, and the engine is free again', async () => {
-    const marker = 'gateway_runaway_1';
+  /** Sends a query to the gateway as raw HTTP; the caller destroys the request. */
+  function rawQuery(body: object) {
     const { url, token } = JSON.parse(readFileSync(join(dataDir, 'warehouse-gateway.json'), 'utf8')) as { url: string; token: string };
     const client = request(`${url}/query`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-mintpipe-token': token } });
+    const answer = new Promise<{ status: number; body: string }>((resolve) => {
+      client.on('response', (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+    });
+    client.on('error', () => undefined);
+    client.end(JSON.stringify(body));
+    return { client, answer };
+  }
+
+  it('streams csv and json through the gateway: every row, or exit 1 with one line when --max-rows cuts', async () => {
+    const env = { MINTPIPE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', REDIS_URL: process.env.REDIS_URL };
+    const all = await runCli(['query', 'SELECT number FROM numbers(100001)', '--format', 'csv'], env);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout.split('\n')).toHaveLength(100_003);
+    const cut = await runCli(['query', 'SELECT number FROM numbers(50)', '--max-rows', '2', '--format', 'json'], env);
+    expect(cut).toEqual({ code: 1, stdout: '[\n{"number":0},\n{"number":1}', stderr: 'mintpipe: query: the result was cut at 2 rows (--max-rows 2); the output is incomplete\n' });
+  });
+
+  it('reports a limit that stops a query after its first rows were sent: the rows stay, exit 1 and one line', async () => {
+    const env = { MINTPIPE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', REDIS_URL: process.env.REDIS_URL };
+    const result = await runCli(['query', 'SELECT 1 AS n UNION ALL SELECT count() AS n FROM numbers(1e12)', '--format', 'csv', '--timeout', '1s'], env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('"n"\n1\n');
+    expect(result.stderr).toBe('mintpipe: query: stopped after 1s (the --timeout limit)\n');
+  });
+
+  it('runs at most 2 queries at once and refuses a third with 429 and one line, which query prints with exit 1', async () => {
+    const marker = 'gateway_busy_1';
+    const runaways = [1, 2].map(() => rawQuery({ sql: `SELECT count() AS ${marker} FROM numbers(1e12)`, timeoutMs: 600_000 }));
+    try {
+      await until('both runaways on the engine', async () => ((await runawaysOnEngine(marker)) === 2 ? true : undefined));
+      const third = rawQuery({ sql: 'SELECT 1' });
+      const refused = await third.answer;
+      expect(refused.status).toBe(429);
+      expect(refused.body.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(refused.body)).toEqual({ kind: 'busy', error: expect.stringMatching(/^query: the warehouse gateway is busy: it runs at most 2 queries at once \(MINTPIPE_GATEWAY_CONCURRENCY\)/) });
+      const env = { MINTPIPE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', REDIS_URL: process.env.REDIS_URL };
+      const cli = await runCli(['query', 'SELECT 1', '--format', 'csv'], env);
+      expect(cli.code).toBe(1);
+      expect(cli.stdout).toBe('');
+      expect(cli.stderr).toMatch(/^mintpipe: query: the warehouse gateway is busy: it runs at most 2 queries at once \(MINTPIPE_GATEWAY_CONCURRENCY\); try again when one has finished\n$/);
+    } finally {
+      for (const runaway of runaways) runaway.client.destroy();
+    }
+    await until('the runaways gone from the engine', async () => ((await runawaysOnEngine(marker)) === 0 ? true : undefined), 10_000);
+    await until('a query answered again', async () => ((await queryThroughGateway(dataDir, 'SELECT 1 AS ok'))?.rows.length === 1 ? true : undefined), 10_000);
+  });
+
+  it('stops the query on the engine when its client disconnects, and the engine is free again', async () => {
+    const marker = 'gateway_runaway_1';
+    const { client } = rawQuery({ sql: `SELECT count() AS ${marker} FROM numbers(1e12)`, timeoutMs: 600_000 });
     let answered = false;
     client.on('response', () => (answered = true));
-    client.on('error', () => undefined);
-    client.end(JSON.stringify({ sql: `SELECT count() AS ${marker} FROM numbers(1e12)`, timeoutMs: 600_000 }));
     await until('the runaway on the engine', async () => ((await runawaysOnEngine(marker)) === 1 ? true : undefined));
     client.destroy();
     await until('the runaway gone from the engine', async () => ((await runawaysOnEngine(marker)) === 0 ? true : undefined), 10_000);

@@ -132,7 +132,10 @@ describe('a read-only query', () => {
         `SELECT * FROM url('${listenerUrl}/engine', 'LineAsString')`,
         'SELECT 1 SETTINGS readonly = 0',
       ]) {
-        await expect(session.run(sql), sql).rejects.toThrow(/readonly/i);
+        const drained = (async () => {
+          for await (const chunk of session.stream({ sql, select: sql.startsWith('SELECT') }, 'rows')) void chunk;
+        })();
+        await expect(drained, sql).rejects.toThrow(/readonly/i);
       }
     } finally {
       await session.close();

@@ -18,3 +18,16 @@ describe('integer settings (MINTPIPE_EXPORT_CONCURRENCY, 1–64)', () => {
     }
   });
 });
+
+describe('MINTPIPE_GATEWAY_CONCURRENCY (1–64)', () => {
+  it('defaults to 2 gateway queries at once and takes a whole number in range', () => {
+    expect(loadConfig({}).gateway.concurrency).toBe(2);
+    expect(loadConfig({ MINTPIPE_GATEWAY_CONCURRENCY: ' 5 ' }).gateway.concurrency).toBe(5);
+  });
+
+  it('refuses anything else with one line naming the key, the range and the value', () => {
+    for (const value of ['0', '65', 'two', '1.5']) {
+      expect(refusal({ MINTPIPE_GATEWAY_CONCURRENCY: value }).message).toBe(`MINTPIPE_GATEWAY_CONCURRENCY: expected an integer from 1 to 64, got "${value}"`);
+    }
+  });
+});

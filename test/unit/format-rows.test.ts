@@ -77,4 +77,10 @@ describe('formatRows', () => {
     expect(formatRows({ columns: [{ name: 'x', type: 'UInt8' }], rows: [] }, 'csv')).toBe('x');
     expect(formatRows({ columns: [{ name: 'x', type: 'UInt8' }], rows: [] }, 'table')).toBe('x\n-\n(0 rows)');
   });
+
+  it('aligns a table of 300,000 rows (no argument list as long as the rows)', () => {
+    const rows = Array.from({ length: 300_000 }, (_, i) => ({ n: i }));
+    const lines = formatRows({ columns: [{ name: 'n', type: 'UInt32' }], rows }, 'table').split('\n');
+    expect(lines.slice(-2)).toEqual(['299999', '(300000 rows)']);
+  });
 });
