@@ -65,7 +65,8 @@ function toCsv(result: QueryResult, csvSafe: boolean): string {
   for (const row of result.rows) {
     lines.push(result.columns.map((column) => csvField(defuse(column, text(jsonValue(column, row[column.name]), '')))).join(','));
   }
-  return lines.join('\r\n');
+  // Line ends as the engine's own CSV (what --format csv prints without --csv-safe).
+  return lines.join('\n');
 }
 
 function toTable(result: QueryResult): string {

