@@ -53,6 +53,11 @@ export interface MintpipeConfig {
     lockDurationMs: number;
     /** How often workers look for stalled jobs of dead workers. @default 15000 */
     stalledIntervalMs: number;
+    /**
+     * How long `--wait` follows work handed to running workers while no worker serves its queue,
+     * before it exits 1 naming what is left (`MINTPIPE_FOLLOW_GRACE`). @default 30000
+     */
+    followGraceMs: number;
   };
   export: {
     /** Projects exported by the nightly schedule. @default [] */
@@ -293,6 +298,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       // BullMQ renews locks and looks for stalled jobs on timers of these lengths.
       lockDurationMs: timerDuration(env, 'MINTPIPE_LOCK_DURATION', 30_000),
       stalledIntervalMs: timerDuration(env, 'MINTPIPE_STALLED_INTERVAL', 15_000),
+      followGraceMs: timerDuration(env, 'MINTPIPE_FOLLOW_GRACE', 30_000),
     },
     export: {
       projects,

@@ -13,6 +13,7 @@
 import type { Command } from 'commander';
 import { MintpipeError, UsageError } from '../../errors.js';
 import type { BatchStatus } from '../../prompts/index.js';
+import type { WaitOptions } from '../../prompts/wait-for-batch.js';
 import { isBatchId } from '../../prompts/batch-id-format.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import type { Runtime } from '../runtime.js';
@@ -262,6 +263,7 @@ async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
   const { ProgressDisplay, progressLine, waitForBatch } = await load();
   const started = await runtime.ensureWorkers([QUEUE_NAMES.prompts]);
   if (!started) process.stderr.write('using the running workers\n');
+  const watch = started ? undefined : await followWatch(runtime, batchId);
   const display = new ProgressDisplay();
   const label = `batch ${batchId}`;
   const tty = process.stderr.isTTY === true && !process.env.CI;
@@ -278,6 +280,7 @@ async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
   );
   try {
     return await waitForBatch(runtime.redis, runtime.config.queuePrefix, batchId, {
+      watch,
       onProgress: (status) => {
         const done = status.done >= status.total;
         // Plain lines (logs, CI) at most every 2 s; a bar redraws at every look.
@@ -290,6 +293,23 @@ async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
     off();
     display.stop();
   }
+}
+
+/** Gives up following when no worker has served the prompts queue for the grace period. */
+async function followWatch(runtime: Runtime, batchId: string): Promise<WaitOptions['watch']> {
+  const { watchWorkers } = await import('../../queue/worker-watch.js');
+  const graceMs = runtime.config.worker.followGraceMs;
+  const countWorkers = async () => {
+    const connected = await runtime.workersConnected(QUEUE_NAMES.prompts);
+    return connected === undefined ? undefined : Number(connected);
+  };
+  return {
+    workers: watchWorkers({ countWorkers, graceMs }),
+    unserved: (status) =>
+      new MintpipeError(
+        `no worker has served the prompts queue for ${Math.round(graceMs / 1000)}s: ${status.total - status.done - status.held} prompt(s) of batch ${batchId} left undone; resume with \`mintpipe prompts recover ${batchId} --wait\` (or start \`mintpipe worker\`)`,
+      ),
+  };
 }
 
 async function report(status: BatchStatus, format: string, header: Record<string, unknown>): Promise<void> {
