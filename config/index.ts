@@ -90,6 +90,11 @@ export interface MintpipeConfig {
     maxPages: number;
     /** Re-fetches from the start of a window whose data moved during the run. @default 2 */
     unstableRetries: number;
+    /**
+     * How old a `running` run's last event must be before a start, worker or export that finds no
+     * live job for it marks it `abandoned` (`MINTPIPE_REAP_AFTER`). @default 60000
+     */
+    reapAfterMs: number;
   };
   prompts: {
     /** Prompt steps run at once per worker process, 1–1024 (each is a short send or poll; waiting prompts hold none). @default 256 */
@@ -313,6 +318,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       batchRows: integer(env, 'MINTPIPE_BATCH_ROWS', 5000, 250, 1_000_000),
       maxPages: integer(env, 'MINTPIPE_MAX_PAGES', 20_000, 1),
       unstableRetries: integer(env, 'MINTPIPE_UNSTABLE_RETRIES', 2, 0, 10),
+      reapAfterMs: timerDuration(env, 'MINTPIPE_REAP_AFTER', 60_000),
     },
     prompts: {
       concurrency: integer(env, 'MINTPIPE_PROMPT_CONCURRENCY', 256, 1, 1024),
