@@ -57,6 +57,11 @@ export interface MintpipeConfig {
     lockDurationMs: number;
     /** How often workers look for stalled jobs of dead workers. @default 15000 */
     stalledIntervalMs: number;
+    /**
+     * How long `--wait` follows work handed to running workers while no worker serves its queue,
+     * before it exits 1 naming what is left (`MINTPIPE_FOLLOW_GRACE`). @default 30000
+     */
+    followGraceMs: number;
   };
   export: {
     /** Projects exported by the nightly schedule. @default [] */
@@ -89,6 +94,11 @@ export interface MintpipeConfig {
     maxPages: number;
     /** Re-fetches from the start of a window whose data moved during the run. @default 2 */
     unstableRetries: number;
+    /**
+     * How old a `running` run's last event must be before a start, worker or export that finds no
+     * live job for it marks it `abandoned` (`MINTPIPE_REAP_AFTER`). @default 60000
+     */
+    reapAfterMs: number;
   };
   prompts: {
     /** Prompt steps run at once per worker process, 1–1024 (each is a short send or poll; waiting prompts hold none). @default 256 */
@@ -307,6 +317,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       // BullMQ renews locks and looks for stalled jobs on timers of these lengths.
       lockDurationMs: timerDuration(env, 'MINTPIPE_LOCK_DURATION', 30_000),
       stalledIntervalMs: timerDuration(env, 'MINTPIPE_STALLED_INTERVAL', 15_000),
+      followGraceMs: timerDuration(env, 'MINTPIPE_FOLLOW_GRACE', 30_000),
     },
     export: {
       projects,
@@ -321,6 +332,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
       batchRows: integer(env, 'MINTPIPE_BATCH_ROWS', 5000, 250, 1_000_000),
       maxPages: integer(env, 'MINTPIPE_MAX_PAGES', 20_000, 1),
       unstableRetries: integer(env, 'MINTPIPE_UNSTABLE_RETRIES', 2, 0, 10),
+      reapAfterMs: timerDuration(env, 'MINTPIPE_REAP_AFTER', 60_000),
     },
     prompts: {
       concurrency: integer(env, 'MINTPIPE_PROMPT_CONCURRENCY', 256, 1, 1024),

@@ -10,6 +10,9 @@ import type { ExportJobData } from '../src/export/enqueue.js';
 import { exportWindow, runEvent, type ExportDeps } from '../src/export/export-window.js';
 import { exportJobDataProblem } from '../src/export/job-data.js';
 import { toQueueError } from './job-control.js';
+import { windowExportCommand } from '../src/export/export-command.js';
+import { budgetSpent, lastAttempt } from '../src/queue/crash-budget.js';
+import type { Logger } from '../src/logger.js';
 import { recordRunEvent } from '../src/warehouse/index.js';
 
 export interface WindowJobResult {
@@ -31,6 +34,7 @@ export function createWindowProcessor(deps: ExportDeps) {
       project: data.projectId,
       window: `${data.dateFrom}..${data.dateTo}`,
     });
+    if (budgetSpent(job)) throw await endCrashedWindow(deps, job, logger);
     try {
       const outcome = await exportWindow({ ...deps, logger }, { ...data, checkpoint: data.checkpoint }, {
         checkpoint: async (checkpoint) => {
@@ -49,7 +53,7 @@ export function createWindowProcessor(deps: ExportDeps) {
     } catch (err) {
       if (err instanceof DelayedError) throw err;
       const queueError = toQueueError(err);
-      const final = queueError.unrecoverable || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const final = queueError.unrecoverable || lastAttempt(job);
       const cp = job.data.checkpoint;
       if (final) {
         const failedCheckpoint = cp ?? { runId: data.runId, restarts: 0, startedAt: new Date(job.timestamp).toISOString(), requests: 0, offset: 0, rows: 0, pages: 0 };
@@ -64,4 +68,21 @@ export function createWindowProcessor(deps: ExportDeps) {
       throw queueError.error;
     }
   };
+}
+
+/**
+ * A window whose worker crashed until its attempts were spent (src/queue/crash-budget.ts): the job
+ * fails for good, and its run becomes `abandoned` with its checkpoint, so the retry the error names
+ * adopts the rows already staged instead of fetching them again. Returns the error to fail with.
+ */
+async function endCrashedWindow(deps: ExportDeps, job: Job<ExportJobData>, logger: Logger): Promise<UnrecoverableError> {
+  const data = job.data;
+  const retry = windowExportCommand(data);
+  const cp = data.checkpoint ?? { runId: data.runId, restarts: 0, startedAt: new Date(job.timestamp).toISOString(), requests: 0, offset: 0, rows: 0, pages: 0 };
+  const reason = `its worker stopped (crashed or was killed) ${job.stalledCounter} time(s) and the run failed ${job.attemptsMade} time(s): the ${job.opts.attempts ?? 1} attempts are spent`;
+  await recordRunEvent(deps.warehouse, runEvent(data, cp, 'abandoned', `${reason}; its ${cp.rows} staged rows are kept for a resume`));
+  logger.warn({ event: 'export_crash_budget_spent', runId: cp.runId, stalls: job.stalledCounter, failures: job.attemptsMade }, 'window crashed too often: run abandoned');
+  const error = new UnrecoverableError(`${reason}; its run is kept (abandoned, ${cp.rows} rows); retry with \`${retry}\``);
+  error.stack = `${error.name}: ${error.message}`;
+  return error;
 }

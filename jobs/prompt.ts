@@ -15,6 +15,7 @@ import {
   type PromptDeps,
 } from '../src/prompts/index.js';
 import { InvalidJobDataError, parsePromptQueueJob, type PromptQueueJob } from '../src/prompts/prompt-job-data.js';
+import { budgetSpent, lastAttempt } from '../src/queue/crash-budget.js';
 import { toQueueError } from './job-control.js';
 
 export function createPromptProcessor(deps: PromptDeps): (job: Job, token?: string) => Promise<unknown> {
@@ -33,6 +34,16 @@ export function createPromptProcessor(deps: PromptDeps): (job: Job, token?: stri
     }
     if (checked.name === BATCH_JOB) return startBatch(jobCtx, checked.data);
     const data = checked.data;
+    if (budgetSpent(job)) {
+      // Its worker crashed until the attempts were spent (src/queue/crash-budget.ts): end the
+      // prompt with what is known (a `sending` mark becomes ambiguous) so the ledger says why.
+      const reason = `its worker stopped (crashed or was killed) ${job.stalledCounter} time(s) and the step failed ${job.attemptsMade} time(s): the ${job.opts.attempts ?? 1} attempts are spent`;
+      jobCtx.logger.warn({ event: 'prompt_crash_budget_spent', prompt: data.promptId, stalls: job.stalledCounter, failures: job.attemptsMade }, 'prompt job crashed too often');
+      await abandonPrompt(jobCtx, data, reason);
+      const error = new UnrecoverableError(reason);
+      error.stack = `${error.name}: ${reason}`;
+      throw error;
+    }
     try {
       const outcome = await runPromptStep(jobCtx, data);
       if (outcome.kind === 'wait') {
@@ -43,7 +54,7 @@ export function createPromptProcessor(deps: PromptDeps): (job: Job, token?: stri
     } catch (err) {
       if (err instanceof DelayedError) throw err;
       const { error, unrecoverable } = toQueueError(err);
-      const final = unrecoverable || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const final = unrecoverable || lastAttempt(job);
       jobCtx.logger.warn({ event: 'prompt_job_failed', prompt: data.promptId, final, err: error }, 'prompt job failed');
       if (final) await abandonPrompt(jobCtx, data, error.message);
       throw error;

@@ -16,6 +16,7 @@ import type { Warehouse } from '../src/warehouse/index.js';
 import { queueKeyPrefix } from '../src/queue/queue-names.js';
 import { QUEUE_NAMES, type QueueName } from '../src/queue/queues.js';
 import { closeRedisConnection, createRedisConnection, isConnectionError } from '../src/queue/redis-connection.js';
+import { MAX_STALLED_COUNT } from '../src/queue/crash-budget.js';
 import type { RedisTarget } from '../src/queue/redis-url.js';
 import { analyticsBudget } from '../src/queue/request-budget.js';
 
@@ -62,7 +63,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
       prefix: queueKeyPrefix(config.queuePrefix),
       lockDuration: config.worker.lockDurationMs,
       stalledInterval: config.worker.stalledIntervalMs,
-      maxStalledCount: 5,
+      // One budget with the jobs' attempts: see src/queue/crash-budget.ts.
+      maxStalledCount: MAX_STALLED_COUNT,
     };
   };
 

@@ -208,6 +208,11 @@ export class Runtime {
   async startWorkers(names: QueueName[]): Promise<WorkerSet> {
     if (this.workers) return this.workers;
     await this.checkRedisForWorkers(names);
+    if (names.includes(QUEUE_NAMES.export)) {
+      const { keepReaping } = await import('./leftover-runs.js');
+      // Before any window runs: a window whose run was left behind then adopts it.
+      this.onClose(await keepReaping({ warehouse: await this.warehouse(), queue: this.queue(QUEUE_NAMES.export), logger: this.logger, idleMs: this.config.export.reapAfterMs }));
+    }
     this.workers = await startWorkers({
       names,
       config: this.config,

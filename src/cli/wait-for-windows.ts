@@ -1,6 +1,7 @@
 /** Follows window jobs to their end, showing progress; reads only Redis (works with remote workers). */
 import type { Queue } from 'bullmq';
 import type { EnqueuedWindow } from '../export/enqueue.js';
+import type { WorkerWatch } from '../queue/worker-watch.js';
 import { ProgressDisplay } from './progress-display.js';
 
 export interface WindowResult {
@@ -29,6 +30,11 @@ export interface WaitOptions {
    * look comes at once instead of after the pause; returns the unsubscribe. @default none: polling only
    */
   subscribe?: (wake: () => void) => () => void;
+  /**
+   * Following workers of other processes: when it lapses (no worker served the queue for its grace
+   * period), the wait stops and throws `unserved(left)`. @default none: waits for as long as it takes
+   */
+  watch?: { workers: WorkerWatch; unserved: (left: EnqueuedWindow[]) => Error };
 }
 
 export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], options: WaitOptions = {}): Promise<WindowResult[]> {
@@ -91,7 +97,9 @@ export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], o
           display.update(label, { done: false, detail });
         }
       }
-      if (results.size < enqueued.length) await pause();
+      if (results.size === enqueued.length) break;
+      if (await options.watch?.workers.lapsed()) throw options.watch!.unserved(enqueued.filter((e) => !results.has(e.jobId)));
+      await pause();
     }
   } finally {
     unsubscribe?.();

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Queue } from 'bullmq';
+import { JOB_ATTEMPTS } from '../queue/crash-budget.js';
 import { DATASET_NAMES, type DatasetName } from '../datasets/index.js';
 import type { ExportCheckpoint } from './export-window.js';
 import { windowKey, type ExportWindow, type WindowKind } from './windows.js';
@@ -64,7 +65,7 @@ async function enqueueWindow(queue: Queue, w: ExportWindow & { kind: WindowKind 
       jobId: runId,
       priority: windowPriority(w.kind, w.dataset, options.datasetOrder),
       deduplication: { id: key },
-      attempts: 8,
+      attempts: JOB_ATTEMPTS,
       backoff: { type: 'exponential', delay: 2000 },
       removeOnComplete: { age: 14 * 86_400, count: 10_000 },
       removeOnFail: { age: 30 * 86_400 },

@@ -146,7 +146,7 @@ function freshCheckpoint(runId: string, restarts: number): ExportCheckpoint {
   return { runId, restarts, startedAt: new Date().toISOString(), requests: 0, offset: 0, rows: 0, pages: 0 };
 }
 
-export function runEvent(task: ExportTask, cp: ExportCheckpoint, status: 'running' | 'failed' | 'unstable', error = '') {
+export function runEvent(task: ExportTask, cp: ExportCheckpoint, status: 'running' | 'failed' | 'unstable' | 'abandoned', error = '') {
   return {
     runId: cp.runId,
     dataset: task.dataset,

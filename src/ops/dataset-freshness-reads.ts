@@ -15,7 +15,10 @@ export interface DatasetFreshness {
   lastWindow: { dateFrom: string; dateTo: string; runId: string; rows: number } | null;
   /** Whole days from the last window's end (`date_to`, exclusive) to today: yesterday's window has lag 0. */
   lagDays: number | null;
-  /** Windows whose latest run failed (or found the data moving: `unstable`). */
+  /**
+   * Windows whose latest run failed, found the data moving (`unstable`) or was left without a job
+   * (`abandoned`: it waits for a re-export, which resumes it). Every one is a window not exported.
+   */
   failedWindows: number;
   /** Findings of the runs readers see, by kind (`total_out_of_bounds`, `truncated`, …). */
   findings: Record<string, number>;
@@ -63,7 +66,7 @@ export async function datasetFreshness(wh: WarehouseReader, options: FreshnessOp
       params,
     ),
     wh.select<{ dataset: string; project_id: string; failed: number | string }>(
-      `SELECT dataset, project_id, countIf(last_status IN ('failed', 'unstable')) AS failed
+      `SELECT dataset, project_id, countIf(last_status IN ('failed', 'unstable', 'abandoned')) AS failed
        FROM (
          SELECT dataset, project_id, date_from, date_to, argMax(status, (started_at, run_id)) AS last_status
          FROM ${tableName(wh, 'export_runs')} ${where}

@@ -59,5 +59,5 @@ export async function sendInThisRun(ctx: PromptContext, head: PromptRecord, from
 function seenJob(record: PromptRecord): SeenJob | undefined {
   if (record.status !== 'completed' && record.status !== 'failed') return undefined;
   if (!record.jobId || !record.lastStatus || !isTerminalStatus(record.lastStatus) || record.finishedAtMs === undefined) return undefined;
-  return { jobId: record.jobId, snapshot: { status: record.lastStatus, prLink: record.prLink }, atMs: record.finishedAtMs };
+  return { jobId: record.jobId, snapshot: { status: record.lastStatus, prLink: record.prLink, archivedAt: record.lastArchivedAt }, atMs: record.finishedAtMs };
 }

@@ -32,6 +32,8 @@ export function toPromptEvent(record: PromptRecord): PromptEvent {
     line: record.line ?? null,
     attempt: record.attempt,
     sentBy: record.sentBy ?? null,
+    // What the send is judged against later, also after a recovery from the ledger.
+    seenBefore: record.status === 'sending' && record.before ? JSON.stringify(record.before) : '',
     // The text goes to the ledger once per send attempt, not with every change.
     prompt: record.status === 'queued' ? record.prompt : '',
   };

@@ -16,6 +16,8 @@
 import { AuthError, isTerminalStatus, RateLimitedError, type AgentJob } from '../api/index.js';
 import { GET_RETRY, type PromptTiming } from './prompt-context.js';
 import type { PromptRecord } from './prompt-record.js';
+import { archivedAtOf } from './prompt-record.js';
+import { jobChanged } from './job-changes.js';
 import { errorText, formatDuration } from './describe.js';
 import { wait, type StepOutcome } from './step-outcome.js';
 import type { StepScope } from './step-scope.js';
@@ -71,7 +73,7 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
   const pollDueAt = now + Math.ceil(delayMs);
   if (job) {
     const observedActive = record.observedActive || job.status === 'active';
-    await ctx.store.patch(record, { polls, observedActive, lastStatus: job.status, polledAt: job.status === 'active' ? now : null, pollDueAt });
+    await ctx.store.patch(record, { polls, observedActive, lastStatus: job.status, lastArchivedAt: archivedAtOf(job.archivedAt), polledAt: job.status === 'active' ? now : null, pollDueAt });
   } else {
     // An ambiguous prompt keeps the description of its send in `error`.
     await ctx.store.patch(record, record.status === 'polling' ? { polls, error: `last poll failed: ${errorText(pollError)}`, pollDueAt } : { polls, pollDueAt });
@@ -80,7 +82,7 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
 }
 
 async function settle(scope: StepScope, record: PromptRecord, job: AgentJob, polls: number, observedActive: boolean): Promise<StepOutcome> {
-  const common = { polls, observedActive, lastStatus: job.status, prLink: job.prLink };
+  const common = { polls, observedActive, lastStatus: job.status, prLink: job.prLink, lastArchivedAt: archivedAtOf(job.archivedAt) };
   if (record.status === 'polling') {
     if (job.status === 'active') throw new Error('unreachable: active is not terminal');
     return scope.finish(record, job.status, { ...common, error: null });
@@ -88,7 +90,7 @@ async function settle(scope: StepScope, record: PromptRecord, job: AgentJob, pol
   // Without the job's state from before the send (a row taken over from the ledger), only seeing
   // it active shows that it ran.
   const before = record.before;
-  const moved = observedActive || (before !== undefined && (job.status !== before.status || job.prLink !== before.prLink));
+  const moved = observedActive || (before !== undefined && jobChanged(before, { status: job.status, prLink: job.prLink, archivedAt: archivedAtOf(job.archivedAt) }).length > 0);
   // Without a sign the message was processed, the job's pull request is its earlier work, not this prompt's.
   if (!moved) common.prLink = null;
   const seen = moved

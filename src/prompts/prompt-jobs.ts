@@ -4,6 +4,7 @@
  * batch submitted twice adds nothing. A prompt job exists only for the head of its lane.
  */
 import type { Job, JobsOptions, Queue } from 'bullmq';
+import { JOB_ATTEMPTS } from '../queue/crash-budget.js';
 import type { PromptRecord } from './prompt-record.js';
 
 /** Sends one prompt and polls its agent job (re-run as a delayed job between steps). */
@@ -35,10 +36,11 @@ export function batchJobId(batchId: string, generation: number): string {
 
 /**
  * Attempts cover failures of our own side (Redis, warehouse, auth); waits (budget, busy agent
- * job, polls) are delays and do not spend attempts.
+ * job, polls) are delays and do not spend attempts. A crash of the worker spends one too
+ * (src/queue/crash-budget.ts).
  */
 const JOB_OPTIONS: JobsOptions = {
-  attempts: 8,
+  attempts: JOB_ATTEMPTS,
   backoff: { type: 'exponential', delay: 2000 },
   removeOnComplete: { age: 7 * 86_400, count: 100_000 },
   removeOnFail: { age: 30 * 86_400 },

@@ -12,6 +12,13 @@ import { isPromptStatus, type PromptStatus } from './prompt-status.js';
 export interface JobSnapshot {
   status: AgentJobStatus;
   prLink: string | null;
+  /** What the job's `archivedAt` held (the spec does not say what it holds before archiving). @default null */
+  archivedAt?: string | null;
+}
+
+/** `archivedAt` as compared: a string, or null for anything else (absent, null, another type). */
+export function archivedAtOf(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
 }
 
 export interface PromptRecord {
@@ -66,6 +73,8 @@ export interface PromptRecord {
   /** Last status seen after the send. */
   lastStatus: AgentJobStatus | undefined;
   prLink: string | null;
+  /** The job's `archivedAt` as last polled after the send (null: none seen, or not a string). */
+  lastArchivedAt: string | null;
   error: string | undefined;
   /** Epoch ms when the job was first found busy (active) before sending. */
   waitingSinceMs: number | undefined;
@@ -111,6 +120,7 @@ export const F = {
   observedActive: 'observedActive',
   lastStatus: 'lastStatus',
   prLink: 'prLink',
+  lastArchivedAt: 'lastArchivedAt',
   error: 'error',
   waitingSince: 'waitingSince',
   checks: 'checks',
@@ -138,9 +148,9 @@ function agentStatus(value: string | undefined): AgentJobStatus | undefined {
 function snapshot(value: string | undefined): JobSnapshot | undefined {
   if (!value) return undefined;
   try {
-    const parsed = JSON.parse(value) as { status?: string; prLink?: unknown };
+    const parsed = JSON.parse(value) as { status?: string; prLink?: unknown; archivedAt?: unknown };
     const status = agentStatus(parsed.status);
-    return status ? { status, prLink: typeof parsed.prLink === 'string' ? parsed.prLink : null } : undefined;
+    return status ? { status, prLink: typeof parsed.prLink === 'string' ? parsed.prLink : null, archivedAt: archivedAtOf(parsed.archivedAt) } : undefined;
   } catch {
     return undefined;
   }
@@ -183,6 +193,7 @@ export function decodeRecord(promptId: string, hash: Record<string, string>): Pr
     observedActive: hash[F.observedActive] === '1',
     lastStatus: agentStatus(hash[F.lastStatus]),
     prLink: hash[F.prLink] || null,
+    lastArchivedAt: hash[F.lastArchivedAt] || null,
     error: hash[F.error] || undefined,
     waitingSinceMs: optionalInt(hash[F.waitingSince]),
     checks: int(hash[F.checks]),

@@ -68,7 +68,7 @@ export interface NewPrompt extends PromptInput {
 
 /** Observation fields a resend clears. */
 const OBSERVATION_FIELDS: RecordField[] = [
-  F.before, F.sentAt, F.finishedAt, F.polls, F.polledAt, F.pollDueAt, F.observedActive, F.lastStatus, F.prLink, F.error, F.waitingSince, F.checks, F.checkedAt, F.failures, F.claim, F.sentBy,
+  F.before, F.sentAt, F.finishedAt, F.polls, F.polledAt, F.pollDueAt, F.observedActive, F.lastStatus, F.prLink, F.lastArchivedAt, F.error, F.waitingSince, F.checks, F.checkedAt, F.failures, F.claim, F.sentBy,
 ];
 
 /** The hash of a prompt just submitted, as field/value pairs. */

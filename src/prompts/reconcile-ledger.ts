@@ -105,7 +105,8 @@ function adopt(ctx: PromptContext, record: PromptRecord, known: LedgerEntry): Ad
   // The batch whose row it really is: an entry that was itself taken over names its origin.
   const origin = known.sentBy || known.batchId;
   const sentBy = origin === record.batchId ? null : origin;
-  const sent = { jobId: jobId || null, sentAt: known.sentAtMs, sentBy };
+  // The job as seen before the send goes back too: what is observed later is compared with it.
+  const sent = { jobId: jobId || null, sentAt: known.sentAtMs, sentBy, before: known.seenBefore || null };
   // Said once, by the first batch that took the state over (a later one copies its error as it is).
   const elsewhere = sentBy === null || known.sentBy ? '' : ` (${known.sentAtMs === null ? 'recorded' : 'sent'} by batch ${known.batchId}, prompt ${known.promptId})`;
   if ((FINAL_STATUSES as readonly PromptStatus[]).includes(known.status)) {

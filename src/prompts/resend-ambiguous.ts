@@ -9,6 +9,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { UsageError } from '../errors.js';
 import { BatchNotFoundError } from './batch-status.js';
+import { jobChanged } from './job-changes.js';
 import { addBatchJob } from './prompt-jobs.js';
 import type { PromptRecord } from './prompt-record.js';
 import { PromptStore } from './prompt-store.js';
@@ -22,21 +23,37 @@ export interface ResendResult {
   /** Ambiguous prompts still observed on their agent jobs: not final, so not resent yet. */
   observing: string[];
   /**
-   * Resent prompts whose agent job was seen running, or changed, after the first send: that send
-   * was most likely received, and the job may now run the prompt twice.
+   * Ambiguous prompts whose agent job was seen running, or changed, after the first send (that send
+   * was most likely received: sent again, the job may run it twice), each with what was seen.
    */
-  likelyReceived: string[];
+  likelyReceived: Array<{ promptId: string; seen: string }>;
+  /** Ambiguous prompts whose receipt cannot be checked: creates, and sends with no look before them. */
+  uncheckable: Array<{ promptId: string; why: string }>;
+  /** Flagged (likely received or uncheckable) and therefore not resent: `--include-received` sends them. */
+  withheld: string[];
 }
 
-/** Whether what was observed after an ambiguous send says the job ran it. */
-function ranAfterSend(record: PromptRecord): boolean {
-  if (record.observedActive) return true;
-  return record.before !== undefined && record.lastStatus !== undefined && record.lastStatus !== record.before.status;
+/** What observed after an ambiguous send says the job ran it; undefined when nothing does. */
+function signOfReceipt(record: PromptRecord): string | undefined {
+  if (record.observedActive) return 'its agent job was seen active';
+  if (!record.before || record.lastStatus === undefined) return undefined;
+  // A settled prompt keeps no PR link when nothing moved (its job's link is earlier work): none is no change.
+  const changes = jobChanged(record.before, { status: record.lastStatus, prLink: record.prLink ?? record.before.prLink, archivedAt: record.lastArchivedAt });
+  return changes.length > 0 ? changes.join(', ') : undefined;
+}
+
+/** Why receipt of an ambiguous send cannot be checked; undefined when it can. */
+function uncheckableWhy(record: PromptRecord): string | undefined {
+  if (record.kind === 'create') return 'a create: a job it may have made is not found by looking';
+  if (!record.before) return 'its agent job was not seen before the send';
+  return undefined;
 }
 
 export interface ResendOptions {
   /** Only this prompt (it must be ambiguous); all ambiguous prompts when absent. */
   promptId?: string;
+  /** With all ambiguous prompts: also those likely received or that cannot be checked. @default false */
+  includeReceived?: boolean;
 }
 
 export async function resendAmbiguous(
@@ -59,16 +76,26 @@ export async function resendAmbiguous(
   }
   const resent: string[] = [];
   const released: string[] = [];
-  const likelyReceived: string[] = [];
+  const likelyReceived: ResendResult['likelyReceived'] = [];
+  const uncheckable: ResendResult['uncheckable'] = [];
+  const withheld: string[] = [];
   for (const record of chosen) {
+    const seen = signOfReceipt(record);
+    const why = seen === undefined ? uncheckableWhy(record) : undefined;
+    if (seen !== undefined) likelyReceived.push({ promptId: record.promptId, seen });
+    if (why !== undefined) uncheckable.push({ promptId: record.promptId, why });
+    // Naming one prompt is the explicit decision; --ambiguous sends a flagged one only when told.
+    if ((seen !== undefined || why !== undefined) && options.promptId === undefined && !options.includeReceived) {
+      withheld.push(record.promptId);
+      continue;
+    }
     if (!(await store.resend(record.promptId, batchId))) continue;
     resent.push(record.promptId);
-    if (ranAfterSend(record)) likelyReceived.push(record.promptId);
     // Its chain waits no more for a decision: the held steps queue behind the new attempt.
     for (const step of await store.chainAfter(record)) if (await store.setHeld(step, false)) released.push(step.promptId);
   }
   // The batch job writes the new states to the warehouse and starts the lanes' heads.
   if (resent.length > 0) await addBatchJob(deps.queue, batchId, await store.nextBatchGeneration(batchId));
   const observing = records.filter((r) => r.status === 'ambiguous' && !r.done).map((r) => r.promptId);
-  return { batchId, resent, released, observing, likelyReceived };
+  return { batchId, resent, released, observing, likelyReceived, uncheckable, withheld };
 }

@@ -34,6 +34,7 @@ import {
 import { errorText, formatDuration } from './describe.js';
 import { backoffMs, GET_RETRY } from './prompt-context.js';
 import type { PromptRecord } from './prompt-record.js';
+import { archivedAtOf } from './prompt-record.js';
 import type { StepScope } from './step-scope.js';
 import { wait, type StepOutcome } from './step-outcome.js';
 
@@ -92,7 +93,7 @@ export async function sendStep(scope: StepScope, record: PromptRecord, handedOve
     await ctx.store.patch(record, { waitingSince: since, checks: record.checks + 1, failures: 0 });
     return wait(backoffMs(ctx.timing, record.checks), 'agent job is active');
   }
-  return post(scope, record, jobId, JSON.stringify({ status: job.status, prLink: job.prLink }));
+  return post(scope, record, jobId, JSON.stringify({ status: job.status, prLink: job.prLink, archivedAt: archivedAtOf(job.archivedAt) }));
 }
 
 /** The job a chain's first row created (or named), read from that row. */

@@ -5,6 +5,7 @@
 import type { Redis } from 'ioredis';
 import { batchStatus, type BatchStatus } from './batch-status.js';
 import { abortableSleep } from '../api/abortable-sleep.js';
+import type { WorkerWatch } from '../queue/worker-watch.js';
 
 export interface WaitOptions {
   /** Called after every look, with the batch's counts. */
@@ -13,6 +14,11 @@ export interface WaitOptions {
   intervalMs?: number;
   /** Stops waiting (rejects with the signal's reason). */
   signal?: AbortSignal;
+  /**
+   * Following workers of other processes: when it lapses (no worker served the queue for its grace
+   * period), the wait stops and throws `unserved(status)`. @default none: waits for as long as it takes
+   */
+  watch?: { workers: WorkerWatch; unserved: (status: BatchStatus) => Error };
 }
 
 /** Resolves with the final status (every prompt listed) once all prompts are final or held. */
@@ -23,6 +29,7 @@ export async function waitForBatch(redis: Redis, prefix: string, batchId: string
     const status = await batchStatus(redis, prefix, batchId);
     options.onProgress?.(status);
     if (status.done + status.held >= status.total) return batchStatus(redis, prefix, batchId, { prompts: true });
+    if (await options.watch?.workers.lapsed()) throw options.watch!.unserved(status);
     await abortableSleep(intervalMs, options.signal);
   }
 }

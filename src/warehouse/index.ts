@@ -42,7 +42,7 @@ export {
   type RunStatus,
 } from './export-runs.js';
 export { pruneSuperseded, type PruneOptions, type PruneResult } from './prune.js';
-export { ABANDONED_RETENTION_MS, latestResumableRun, runningRunsStartedBefore, type RunOfWindow } from './resumable-runs.js';
+export { ABANDONED_RETENTION_MS, latestResumableRun, runningRunsUntouchedSince, type RunOfWindow } from './resumable-runs.js';
 export {
   insertPromptEvent,
   insertPromptEvents,

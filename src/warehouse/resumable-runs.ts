@@ -16,14 +16,20 @@ export const ABANDONED_RETENTION_MS = 14 * 86_400_000;
 /** A run of a window, as `export_runs` shows it. */
 export type RunOfWindow = ExportRun;
 
-/** Runs still `running` that started before `startedBefore`: the candidates for `abandoned`. */
-export async function runningRunsStartedBefore(wh: Warehouse, startedBefore: Date): Promise<RunOfWindow[]> {
+/**
+ * Runs still `running` whose last event (their start, or an adoption's new `running`) is older than
+ * `untouchedSince`: the candidates for `abandoned`.
+ */
+export async function runningRunsUntouchedSince(wh: Warehouse, untouchedSince: Date): Promise<RunOfWindow[]> {
   const rows = await selectRows<ExportRunRow>(
     wh,
     `SELECT ${EXPORT_RUN_COLUMNS} FROM ${tableName(wh, 'export_runs')}
-     WHERE status = 'running' AND started_at < {before:DateTime64(3)}
+     WHERE status = 'running' AND run_id IN (
+       SELECT run_id FROM ${tableName(wh, 'export_run_events')}
+       GROUP BY run_id HAVING max(event_at) < {before:DateTime64(3)}
+     )
      ORDER BY started_at`,
-    { before: toDateTime64(startedBefore) },
+    { before: toDateTime64(untouchedSince) },
   );
   return rows.map(toExportRun);
 }

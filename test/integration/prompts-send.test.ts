@@ -162,7 +162,7 @@ describe('sending a batch', () => {
     expect(row!.status).toBe(p!.status);
   });
 
-  it('says which resent prompts were most likely received: their job was seen running after the first send', async () => {
+  it('says which ambiguous prompts were most likely received (their job was seen running after the first send) and resends those only with --include-received', async () => {
     const jobIds = liveJobs('resent-ran', 2);
     stack.emulator.control.script('message', [{ kind: 'status', status: 503, when: 'before' }, { kind: 'status', status: 503, when: 'before' }]);
     const batch = await stack.submit(jobIds.map((jobId) => ({ projectId: 'resent-ran', jobId, prompt: `maybe received by ${jobId}` })));
@@ -173,7 +173,13 @@ describe('sending a batch', () => {
     const resend = await runCli(['prompts', 'resend', batch.batchId, '--ambiguous'], stack.env);
     expect(resend.code, resend.stderr).toBe(0);
     expect(resend.stderr).toBe(
-      `warning: 1 of them showed their agent job running after the first send, so it was most likely received and may run twice: ${batch.promptIds[1]}\n`,
+      `warning: 1 ambiguous prompt(s) most likely received (their agent job changed after the send), not resent (--include-received sends them anyway): ${batch.promptIds[1]} (its agent job was seen active)\n`,
+    );
+    await stack.finish(batch.batchId);
+    const anyway = await runCli(['prompts', 'resend', batch.batchId, '--ambiguous', '--include-received'], stack.env);
+    expect(anyway.code, anyway.stderr).toBe(0);
+    expect(anyway.stderr).toBe(
+      `warning: 1 ambiguous prompt(s) most likely received (their agent job changed after the send), resent: each may run twice: ${batch.promptIds[1]} (its agent job was seen active)\n`,
     );
     await stack.finish(batch.batchId);
   });

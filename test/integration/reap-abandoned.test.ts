@@ -16,10 +16,10 @@ afterAll(async () => {
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** A run left `running` since `startedAt`, with `rows` staged rows of visitors. */
+/** A run left `running` since `startedAt` (its one event written then), with `rows` staged rows of visitors. */
 async function leftRunning(runId: string, projectId: string, startedAt: Date, rows: number) {
   const window = { dataset: 'visitors', projectId, dateFrom: '2026-09-01', dateTo: '2026-09-02' };
-  await recordRunEvent(stack.warehouse, { runId, ...window, kind: 'manual', status: 'running', startedAt });
+  await recordRunEvent(stack.warehouse, { runId, ...window, kind: 'manual', status: 'running', startedAt, eventAt: startedAt });
   if (rows > 0) {
     await insertRowBatch(stack.warehouse, {
       ...window,
@@ -57,7 +57,7 @@ describe('runs left running with no live job', () => {
     const { reaped } = await reapAbandonedRuns({ warehouse: stack.warehouse, queue });
     expect(reaped.map((r) => r.runId)).toEqual(['visitors_orphan_a']);
     expect(await status('visitors_orphan_a')).toMatchObject({ status: 'abandoned', rows: 3 });
-    expect((await status('visitors_orphan_a'))!.error).toMatch(/no live job since it started at .* its 3 staged rows are kept for a resume/);
+    expect((await status('visitors_orphan_a'))!.error).toMatch(/^its job is gone from Redis \(lost\?\); its 3 staged rows are kept for a resume$/);
     expect((await status('visitors_live_a'))!.status).toBe('running');
     expect((await status('visitors_young_a'))!.status).toBe('running');
 

@@ -3,7 +3,7 @@ import { configRefusal as refusal } from '../support/config-refusal.js';
 import { loadConfig, MAX_TIMER_MS, parseDurationMs } from '../../config/index.js';
 
 /** Settings whose value ends up in a Node timer (setTimeout directly or through BullMQ). */
-const TIMER_SETTINGS = ['MINTPIPE_HTTP_TIMEOUT', 'MINTPIPE_RETRY_MAX_TIME', 'MINTPIPE_LOCK_DURATION', 'MINTPIPE_STALLED_INTERVAL', 'MINTPIPE_SHUTDOWN_GRACE'];
+const TIMER_SETTINGS = ['MINTPIPE_HTTP_TIMEOUT', 'MINTPIPE_RETRY_MAX_TIME', 'MINTPIPE_LOCK_DURATION', 'MINTPIPE_STALLED_INTERVAL', 'MINTPIPE_SHUTDOWN_GRACE', 'MINTPIPE_FOLLOW_GRACE', 'MINTPIPE_REAP_AFTER'];
 
 describe('durations that feed a timer', () => {
   it('holds 2^31-1 ms at most: what setTimeout keeps (more fires after 1 ms)', () => {

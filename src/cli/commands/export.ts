@@ -3,10 +3,12 @@
  * end; `--dry-run` prints what the work costs instead; `export cancel` removes queued windows.
  */
 import type { Command } from 'commander';
-import { UsageError } from '../../errors.js';
+import { MintpipeError, UsageError } from '../../errors.js';
 import type { EnqueuedWindow } from '../../export/enqueue.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import { collectProjects } from '../collect-projects.js';
+import type { Runtime } from '../runtime.js';
+import type { WaitOptions } from '../wait-for-windows.js';
 import type { WindowFlags } from '../window-selection.js';
 import { inertLine } from '../../inert-text.js';
 
@@ -70,7 +72,8 @@ async function runExport(flags: ExportFlags): Promise<number> {
     if (!flags.wait) return 0;
     const started = await runtime.ensureWorkers([QUEUE_NAMES.export]);
     if (!started) process.stderr.write('using the running workers\n');
-    const results = await waitForWindows(queue, enqueued, { subscribe: (wake) => runtime.onJobEnded(wake) });
+    const watch = started ? undefined : await followWatch(runtime, flags.grain);
+    const results = await waitForWindows(queue, enqueued, { subscribe: (wake) => runtime.onJobEnded(wake), watch });
     const failed = results.filter((r) => r.state !== 'completed');
     if (flags.format === 'json') {
       process.stdout.write(`${JSON.stringify({ windows: results, completed: results.length - failed.length, failed: failed.length }, null, 2)}\n`);
@@ -81,6 +84,24 @@ async function runExport(flags: ExportFlags): Promise<number> {
     }
     return failed.length === 0 ? 0 : 1;
   });
+}
+
+/** Gives up following when no worker has served the export queue for the grace period. */
+async function followWatch(runtime: Runtime, grain: string): Promise<WaitOptions['watch']> {
+  const [{ watchWorkers }, { exportCommand }] = await Promise.all([import('../../queue/worker-watch.js'), import('../../export/export-command.js')]);
+  const graceMs = runtime.config.worker.followGraceMs;
+  return {
+    workers: watchWorkers({ countWorkers: () => workerCount(runtime), graceMs }),
+    unserved: (left) =>
+      new MintpipeError(
+        `no worker has served the export queue for ${Math.round(graceMs / 1000)}s: ${left.length} window(s) left undone; resume with \`${exportCommand(left.map((e) => e.window), grain)}\` (or start \`mintpipe worker\`)`,
+      ),
+  };
+}
+
+async function workerCount(runtime: Runtime): Promise<number | undefined> {
+  const connected = await runtime.workersConnected(QUEUE_NAMES.export);
+  return connected === undefined ? undefined : Number(connected);
 }
 
 function reportEnqueued(enqueued: EnqueuedWindow[], format: string): void {

@@ -13,6 +13,8 @@
 import type { Command } from 'commander';
 import { MintpipeError, UsageError } from '../../errors.js';
 import type { BatchStatus } from '../../prompts/index.js';
+import type { ResendResult } from '../../prompts/resend-ambiguous.js';
+import type { WaitOptions } from '../../prompts/wait-for-batch.js';
 import { isBatchId } from '../../prompts/batch-id-format.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import type { Runtime } from '../runtime.js';
@@ -70,31 +72,31 @@ export function register(program: Command): void {
     .argument('<batch>', 'batch id')
     .option('--ambiguous', 'resend every ambiguous prompt of the batch')
     .option('--prompt <id>', 'resend this one ambiguous prompt (its held chain then goes on)')
+    .option('--include-received', 'with --ambiguous: also resend prompts most likely received (their agent job changed after the send) or whose receipt cannot be checked (creates)')
     .option('--wait', 'follow the batch to the end')
     .option('--format <format>', 'output: text or json', 'text')
-    .action(async (batch: string, flags: { ambiguous?: boolean; prompt?: string; wait?: boolean; format: string }) => {
+    .action(async (batch: string, flags: { ambiguous?: boolean; prompt?: string; includeReceived?: boolean; wait?: boolean; format: string }) => {
       checkFormat(flags.format);
       const batchId = parseBatchId(batch);
       if (!flags.ambiguous && flags.prompt === undefined) {
         throw new UsageError('prompts resend: --ambiguous or --prompt ID is required (say explicitly that prompts of unknown delivery may be sent twice)');
       }
       if (flags.ambiguous && flags.prompt !== undefined) throw new UsageError('prompts resend: give --ambiguous or --prompt, not both');
+      if (flags.includeReceived && !flags.ambiguous) throw new UsageError('prompts resend: --include-received goes with --ambiguous');
       const promptId = flags.prompt === undefined ? undefined : parsePromptId(flags.prompt);
       const { allDelivered, loadContext, resendAmbiguous, withRuntime } = await load();
       process.exitCode = await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
         const queue = runtime.queue(QUEUE_NAMES.prompts);
-        const result = await resendAmbiguous({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId, { promptId }).catch(whenMissing(batchId));
+        const result = await resendAmbiguous({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId, { promptId, includeReceived: flags.includeReceived }).catch(whenMissing(batchId));
         const held = result.released.length > 0 ? `; ${result.released.length} held prompt(s) of their chains go on` : '';
         const nothing =
-          result.observing.length > 0
+          result.withheld.length > 0
+            ? `nothing resent: ${result.withheld.length} ambiguous prompt(s) flagged below`
+            : result.observing.length > 0
             ? `nothing to resend yet: ${result.observing.length} ambiguous prompt(s) still being observed on their agent jobs (resend once they are final)`
             : 'nothing to resend (no ambiguous prompt)';
         const line = result.resent.length === 0 ? `batch ${batchId}: ${nothing}\n` : `batch ${batchId}: ${result.resent.length} ambiguous prompt(s) queued again${held}\n`;
-        if (result.likelyReceived.length > 0) {
-          process.stderr.write(
-            `warning: ${result.likelyReceived.length} of them showed their agent job running after the first send, so it was most likely received and may run twice: ${result.likelyReceived.join(', ')}\n`,
-          );
-        }
+        for (const line of receiptWarnings(result)) process.stderr.write(`${line}\n`);
         if (!flags.wait) {
           if (flags.format === 'json') writeJson(result);
           else process.stdout.write(line);
@@ -257,11 +259,32 @@ async function hintWithoutWorkers(runtime: Runtime, what = 'the batch runs', orW
   process.stderr.write(`no worker serves the prompts queue yet: ${what} once \`mintpipe start\` or \`mintpipe worker\` runs (with its MINTLIFY_API_KEY)${orWait ? ', or pass --wait' : ''}\n`);
 }
 
+/** The warnings of a resend: prompts most likely received, and prompts whose receipt cannot be checked. */
+function receiptWarnings(result: ResendResult): string[] {
+  const withheld = new Set(result.withheld);
+  const fate = (ids: string[]) => {
+    const kept = ids.filter((id) => withheld.has(id)).length;
+    if (kept === ids.length) return 'not resent (--include-received sends them anyway)';
+    return kept === 0 ? 'resent: each may run twice' : `${ids.length - kept} resent (each may run twice), ${kept} not resent`;
+  };
+  const lines: string[] = [];
+  if (result.likelyReceived.length > 0) {
+    const ids = result.likelyReceived.map((p) => p.promptId);
+    lines.push(`warning: ${ids.length} ambiguous prompt(s) most likely received (their agent job changed after the send), ${fate(ids)}: ${result.likelyReceived.map((p) => `${p.promptId} (${p.seen})`).join('; ')}`);
+  }
+  if (result.uncheckable.length > 0) {
+    const ids = result.uncheckable.map((p) => p.promptId);
+    lines.push(`warning: ${ids.length} ambiguous prompt(s) cannot be checked, ${fate(ids)}: ${result.uncheckable.map((p) => `${p.promptId} (${p.why})`).join('; ')}`);
+  }
+  return lines;
+}
+
 /** Makes sure a worker serves the queue, then shows progress until the batch is final. */
 async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
   const { ProgressDisplay, progressLine, waitForBatch } = await load();
   const started = await runtime.ensureWorkers([QUEUE_NAMES.prompts]);
   if (!started) process.stderr.write('using the running workers\n');
+  const watch = started ? undefined : await followWatch(runtime, batchId);
   const display = new ProgressDisplay();
   const label = `batch ${batchId}`;
   const tty = process.stderr.isTTY === true && !process.env.CI;
@@ -278,6 +301,7 @@ async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
   );
   try {
     return await waitForBatch(runtime.redis, runtime.config.queuePrefix, batchId, {
+      watch,
       onProgress: (status) => {
         const done = status.done >= status.total;
         // Plain lines (logs, CI) at most every 2 s; a bar redraws at every look.
@@ -290,6 +314,23 @@ async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
     off();
     display.stop();
   }
+}
+
+/** Gives up following when no worker has served the prompts queue for the grace period. */
+async function followWatch(runtime: Runtime, batchId: string): Promise<WaitOptions['watch']> {
+  const { watchWorkers } = await import('../../queue/worker-watch.js');
+  const graceMs = runtime.config.worker.followGraceMs;
+  const countWorkers = async () => {
+    const connected = await runtime.workersConnected(QUEUE_NAMES.prompts);
+    return connected === undefined ? undefined : Number(connected);
+  };
+  return {
+    workers: watchWorkers({ countWorkers, graceMs }),
+    unserved: (status) =>
+      new MintpipeError(
+        `no worker has served the prompts queue for ${Math.round(graceMs / 1000)}s: ${status.total - status.done - status.held} prompt(s) of batch ${batchId} left undone; resume with \`mintpipe prompts recover ${batchId} --wait\` (or start \`mintpipe worker\`)`,
+      ),
+  };
 }
 
 async function report(status: BatchStatus, format: string, header: Record<string, unknown>): Promise<void> {

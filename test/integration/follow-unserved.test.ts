@@ -1,0 +1,49 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { testEnv } from '../support/export-stack.js';
+import { startCli, type RunningCli } from '../support/run-cli.js';
+
+// Every upstream answer takes a minute: the work a follower follows cannot end before the worker dies.
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, latencyMs: 60_000 });
+});
+afterAll(() => emulator.close());
+
+const GRACE_MS = 3000;
+
+/** Starts a following command and resolves once it says it follows the running workers. */
+function follower(args: string[], env: Record<string, string>): Promise<RunningCli> {
+  return startCli(args, env, (printed) => printed.stderr.includes('using the running workers'));
+}
+
+describe('a --wait that follows running workers', () => {
+  it('exits 1 within the grace period plus 10 s of its only worker being killed, naming what is left and how to resume it', async () => {
+    const env = testEnv({ MINTLIFY_API_URL: emulator.url, MINTPIPE_FOLLOW_GRACE: `${GRACE_MS}ms`, LOG_LEVEL: 'warn' });
+    const promptFile = join(env.MINTPIPE_DATA_DIR!, 'prompts.jsonl');
+    writeFileSync(promptFile, `${JSON.stringify({ projectId: 'docs', prompt: 'add a changelog page' })}\n${JSON.stringify({ projectId: 'docs', prompt: 'fix the typo on /quickstart' })}\n`);
+    const worker = await startCli(['worker', '--queues', 'export,prompts'], env, (printed) => printed.stderr.includes('mintpipe worker:'));
+    const followers: RunningCli[] = [];
+    try {
+      followers.push(await follower(['export', '--project', 'docs', '--from', '2026-10-01', '--to', '2026-10-03', '--wait'], env));
+      followers.push(await follower(['prompts', 'send', promptFile, '--wait', '--allow-create'], env));
+      worker.child.kill('SIGKILL');
+      const killedAt = Date.now();
+      const codes = await Promise.all(followers.map((f) => f.exited));
+      expect(Date.now() - killedAt).toBeLessThan(GRACE_MS + 10_000);
+      expect(codes).toEqual([1, 1]);
+      const [exportLines, promptLines] = followers.map((f) => f.output().stderr.split('\n').filter((l) => l.startsWith('mintpipe: ')));
+      expect(exportLines).toEqual([
+        'mintpipe: no worker has served the export queue for 3s: 2 window(s) left undone; resume with `mintpipe export --project docs --dataset visitors --from 2026-10-01 --to 2026-10-03 --wait` (or start `mintpipe worker`)',
+      ]);
+      expect(promptLines).toHaveLength(1);
+      expect(promptLines![0]).toMatch(
+        /^mintpipe: no worker has served the prompts queue for 3s: 2 prompt\(s\) of batch ([0-9a-f]{16}) left undone; resume with `mintpipe prompts recover \1 --wait` \(or start `mintpipe worker`\)$/,
+      );
+    } finally {
+      for (const running of [worker, ...followers]) if (running.child.exitCode === null) running.child.kill('SIGKILL');
+    }
+  }, 120_000);
+});

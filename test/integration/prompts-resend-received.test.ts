@@ -1,0 +1,119 @@
+/**
+ * `prompts resend --ambiguous` compares what its agent job shows after the send with what the
+ * ledger recorded of it before the send (status, PR link, archivedAt), also after a recovery from
+ * the ledger: any change says "probably received" and is named; a create cannot be checked. Those
+ * flagged are not resent unless `--include-received` is given.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isSeededArchived } from '../../src/emulator/index.js';
+import { requestRecovery, resendAmbiguous, waitForRecovery } from '../../src/prompts/index.js';
+import { PromptKeys } from '../../src/prompts/prompt-keys.js';
+import { readPromptLedger } from '../../src/warehouse/prompt-ledger.js';
+import { openPromptStack, type PromptStack } from '../support/prompts-stack.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { runCli } from '../support/run-cli.js';
+
+const SEED = 2511;
+let stack: PromptStack;
+beforeAll(async () => {
+  stack = await openPromptStack({ emulator: { seed: SEED, agentTimeMs: 100 } });
+});
+let lossRedis: TestRedis | undefined;
+afterAll(async () => {
+  await stack?.close();
+  await lossRedis?.stop();
+});
+
+function liveJobs(project: string, count: number): string[] {
+  const jobs: string[] = [];
+  for (let n = 1; jobs.length < count; n++) if (!isSeededArchived(SEED, project, `job-${n}`)) jobs.push(`job-${n}`);
+  return jobs;
+}
+
+/** A batch whose every message is refused with a 503 before processing: each ends ambiguous. */
+async function ambiguousBatch(project: string, count: number) {
+  const jobIds = liveJobs(project, count);
+  stack.emulator.control.script('message', jobIds.map(() => ({ kind: 'status' as const, status: 503, when: 'before' as const })));
+  const batch = await stack.submit(jobIds.map((jobId, i) => ({ projectId: project, jobId, prompt: `maybe received ${project} ${i}` })));
+  expect((await stack.finish(batch.batchId)).byStatus.ambiguous).toBe(count);
+  return { ...batch, jobIds };
+}
+
+const deps = () => ({ redis: stack.runtime.redis, queue: stack.runtime.queue('prompts'), prefix: stack.config.queuePrefix });
+
+describe('prompts resend --ambiguous', () => {
+  it('records on the sending mark what the agent job showed before the send', async () => {
+    const batch = await ambiguousBatch('seen-before', 1);
+    const [entry] = await readPromptLedger(stack.warehouse, { batchId: batch.batchId });
+    const before = (await stack.store.read(batch.promptIds[0]!))!.before;
+    expect(before).toBeDefined();
+    expect(JSON.parse(entry!.seenBefore)).toEqual(before);
+  });
+
+  it('names a PR link, status or archivedAt change after the send as probably received, and does not resend those without --include-received', async () => {
+    const batch = await ambiguousBatch('changed', 4);
+    const keys = new PromptKeys(stack.config.queuePrefix);
+    const [prLinkChanged, statusChanged, archivedChanged, unchanged] = batch.promptIds as [string, string, string, string];
+    // As the polls after the send would have left them, had the job moved.
+    await stack.runtime.redis.hset(keys.prompt(prLinkChanged), 'prLink', 'https://github.com/acme/docs/pull/77');
+    const before = (await stack.store.read(statusChanged))!.before!;
+    await stack.runtime.redis.hset(keys.prompt(statusChanged), 'lastStatus', before.status === 'failed' ? 'completed' : 'failed');
+    await stack.runtime.redis.hset(keys.prompt(archivedChanged), 'lastArchivedAt', '2026-11-26T10:00:00.000Z');
+
+    const resend = await runCli(['prompts', 'resend', batch.batchId, '--ambiguous'], stack.env);
+    expect(resend.code, resend.stderr).toBe(0);
+    const [warning, ...rest] = resend.stderr.trim().split('\n');
+    expect(rest).toEqual([]);
+    expect(warning).toMatch(/^warning: 3 ambiguous prompt\(s\) most likely received \(their agent job changed after the send\), not resent \(--include-received sends them anyway\): /);
+    expect(warning).toContain(`${prLinkChanged} (PR link `);
+    expect(warning).toContain('→ https://github.com/acme/docs/pull/77)');
+    expect(warning).toContain(`${statusChanged} (status ${before.status} → `);
+    expect(warning).toContain(`${archivedChanged} (archivedAt `);
+    expect(warning).not.toContain(unchanged);
+    expect(resend.stdout).toBe(`batch ${batch.batchId}: 1 ambiguous prompt(s) queued again\n`);
+    const status = await stack.finish(batch.batchId);
+    expect(status.prompts!.filter((p) => p.status === 'ambiguous').map((p) => p.promptId).sort()).toEqual([prLinkChanged, statusChanged, archivedChanged].sort());
+
+    const all = await resendAmbiguous(deps(), batch.batchId, { includeReceived: true });
+    expect(all.resent.sort()).toEqual([prLinkChanged, statusChanged, archivedChanged].sort());
+    await stack.finish(batch.batchId);
+  });
+
+  it('names an ambiguous create as one that cannot be checked, and does not resend it without --include-received', async () => {
+    stack.emulator.control.script('create', [{ kind: 'status', status: 503, when: 'before' }]);
+    const batch = await stack.submit([{ projectId: 'create-unknown', prompt: 'start the migration guide' }], { allowCreate: true });
+    expect((await stack.finish(batch.batchId)).byStatus.ambiguous).toBe(1);
+    const result = await resendAmbiguous(deps(), batch.batchId);
+    expect(result.resent).toEqual([]);
+    expect(result.uncheckable).toEqual([{ promptId: batch.promptIds[0], why: 'a create: a job it may have made is not found by looking' }]);
+    expect(result.withheld).toEqual(batch.promptIds);
+  });
+});
+
+describe('prompts resend --ambiguous after a Redis loss', () => {
+  beforeAll(async () => {
+    await stack.close();
+    lossRedis = await startTestRedis(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']);
+    stack = await openPromptStack({ emulator: { seed: SEED, agentTimeMs: 100 }, env: { REDIS_URL: lossRedis.url } });
+  });
+
+  it('after Redis lost the batch and it was recovered from the ledger, still sees a PR link that changed after the send', async () => {
+    const batch = await ambiguousBatch('recovered', 2);
+    const [changed, unchanged] = batch.jobIds as [string, string];
+    stack.emulator.control.setJob('recovered', changed, { prLink: 'https://github.com/acme/docs/pull/501' });
+    // Redis loses everything (restarted without persistence).
+    await stack.runtime.redis.flushall();
+    const request = await requestRecovery(deps(), batch.batchId);
+    await waitForRecovery(deps(), request);
+    const status = await stack.finish(batch.batchId);
+    expect(status.byStatus.ambiguous).toBe(2);
+
+    const result = await resendAmbiguous(deps(), batch.batchId);
+    const changedPrompt = status.prompts!.find((p) => p.jobId === changed)!.promptId;
+    const unchangedPrompt = status.prompts!.find((p) => p.jobId === unchanged)!.promptId;
+    expect(result.likelyReceived.map((p) => p.promptId)).toEqual([changedPrompt]);
+    expect(result.likelyReceived[0]!.seen).toContain('→ https://github.com/acme/docs/pull/501');
+    expect(result.resent).toEqual([unchangedPrompt]);
+    await stack.finish(batch.batchId);
+  });
+});
