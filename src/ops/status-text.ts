@@ -34,7 +34,7 @@ function datasetLines(rows: DatasetStatus[]): string[] {
     r.dataset,
     r.projectId ?? '(no project)',
     r.lastWindow ? `${r.lastWindow.dateFrom}..${r.lastWindow.dateTo}` : r.enabled ? 'none yet' : 'none',
-    r.lagDays === null ? '-' : `${r.lagDays}d`,
+    r.lagDays === null ? '-' : `${r.lagDays} d`,
     r.lastWindow ? String(r.lastWindow.rows) : '-',
     String(r.failedWindows),
     findingsText(r.findings),
@@ -82,7 +82,7 @@ export function statusText(status: StatusReport): string {
   const failing = datasets.rows.filter((r) => r.failedWindows > 0);
   if (failing.length) out.push(`warning: failed windows in ${failing.map((r) => `${r.dataset}${r.projectId ? ` of ${r.projectId}` : ''} (${r.failedWindows})`).join('; ')}`);
 
-  if (status.lastRuns.length === 0) out.push('last runs: none in the queue');
-  for (const r of status.lastRuns) out.push(`run ${r.dataset} ${r.project} ${r.window} ${r.kind} ${r.state} ${r.rows} rows${r.error ? ` — ${r.error}` : ''}`);
+  if (status.lastRuns.length === 0) out.push(datasets.readable ? 'last runs: none in the warehouse' : 'last runs: not read (see datasets)');
+  for (const r of status.lastRuns) out.push(`run ${r.dataset} ${r.project} ${r.window} ${r.kind} ${r.status} ${r.rows} rows ${r.requests} requests${r.error ? ` — ${r.error}` : ''}`);
   return `${out.join('\n')}\n`;
 }

@@ -107,8 +107,11 @@ async function start(flags: StartFlags): Promise<void> {
       const windows = datasets.flatMap((dataset) => days.map((w) => ({ ...w, dataset, kind: 'manual' as const })));
       const enqueued = await enqueueWindows(exportQueue, windows, { datasetOrder: config.export.datasets });
       process.stdout.write(`exporting ${days.length} demo days of project ${DEMO_PROJECT} (${datasets.join(', ')}: ${enqueued.length} windows); try:\n`);
-      process.stdout.write(`  npx mintpipe query "SELECT date_from, count() AS paths, sum(total) AS page_uniques FROM visitors GROUP BY date_from ORDER BY date_from"\n`);
-      process.stdout.write(`  npx mintpipe query "SELECT * FROM visitor_totals ORDER BY date_from" --format json\n`);
+      // Uniques are not additive: a day's uniques come from visitor_totals, never a sum over pages.
+      process.stdout.write(`  npx mintpipe query "SELECT date_from AS day, human, ai, total AS uniques FROM visitor_totals WHERE date_to = date_from + 1 ORDER BY day"\n`);
+      process.stdout.write(
+        `  npx mintpipe query "SELECT path, total AS uniques FROM visitors WHERE date_to = date_from + 1 AND date_from = (SELECT max(date_from) FROM visitor_totals WHERE date_to = date_from + 1) ORDER BY uniques DESC LIMIT 10"\n`,
+      );
     }
     // What `status` and the dashboard show from other shells: the settings this process runs with.
     const { publishProcess } = await import('../../queue/installation-info.js');
