@@ -29,7 +29,8 @@ async function throughRunningInstallation(sql: string, limits: Pick<QueryLimits,
 
 async function runOneShot(sql: string, limits: Pick<QueryLimits, 'timeoutMs' | 'maxRows'>, command: string): Promise<QueryResult> {
   const { loadContext } = await import('./command-context.js');
-  const { config, logger } = loadContext({ oneShot: true });
+  // Reading the warehouse never calls the API: the key is not needed (nor checked).
+  const { config, logger } = loadContext({ oneShot: true, usesApi: false });
   return runReadOnly(sql, limits, config, logger, command);
 }
 
