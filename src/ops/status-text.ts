@@ -1,5 +1,6 @@
 /** `mintpipe status` as text: the running installation first, then queues, datasets and runs. */
 import type { InstallationProcess, InstallationSettings } from '../queue/installation-info.js';
+import { shortFingerprint } from '../queue/key-fingerprint.js';
 import type { DatasetStatus, StatusReport } from './status-report.js';
 
 const list = (items: readonly string[], none: string) => (items.length ? items.join(', ') : none);
@@ -7,6 +8,15 @@ const list = (items: readonly string[], none: string) => (items.length ? items.j
 function processLine(p: InstallationProcess): string {
   const works = p.queues.length ? `workers ${p.queues.join(',')}` : 'no workers';
   return `  ${p.role.padEnd(6)} pid ${p.pid} on ${p.host}   since ${p.startedAt}   v${p.version}   ${works}${p.scheduler ? '   scheduler' : ''}${silence(p)}`;
+}
+
+/** Where the process's requests go and its rows land (records of older versions do not say). */
+function targetLine(p: InstallationProcess): string[] {
+  if (!p.upstream && !p.warehouse) return [];
+  const upstream = p.upstream
+    ? `upstream ${p.upstream.url}${p.upstream.builtInEmulator ? ' (built-in emulator)' : ''} key ${shortFingerprint(p.upstream.keyFingerprint)}`
+    : 'upstream not published';
+  return [`         ${upstream}   warehouse ${p.warehouse ?? 'not published'}`];
 }
 
 /** A heartbeat half a period late or more: the process may have been killed (its record still lives). */
@@ -55,7 +65,7 @@ export function statusText(status: StatusReport): string {
   if (installation.running) {
     const n = installation.processes.length;
     out.push(`installation: ${n} process${n === 1 ? '' : 'es'} running; the settings ${n === 1 ? 'it uses' : 'they use'}:`);
-    for (const p of installation.processes) out.push(processLine(p));
+    for (const p of installation.processes) out.push(processLine(p), ...targetLine(p));
   } else {
     out.push('installation: nothing running (no start or worker process has published itself on this Redis and prefix); the settings this shell would use:');
   }

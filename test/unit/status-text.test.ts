@@ -66,4 +66,13 @@ describe('status text', () => {
     const text = statusText({ ...base, queues: [{ name: 'export', workers: 1, counts: { waiting: 0, prioritized: 0, active: 0, delayed: 1, completed: 0, failed: 0 } }] });
     expect(text).toMatch(/^queue export +workers 1 {2}waiting 0 {2}active 0 {2}delayed 1 /m);
   });
+
+  it("shows each process's upstream (and whether it is the built-in emulator) and warehouse, the key by fingerprint only", () => {
+    const base = runningReport({ everyMs: 10_000, agoMs: 0 });
+    const [p] = base.installation.processes;
+    const upstream = { url: 'http://127.0.0.1:4711', builtInEmulator: true, keyFingerprint: 'abcdef0123456789'.repeat(4) };
+    const text = statusText({ ...base, installation: { ...base.installation, processes: [{ ...p!, upstream, warehouse: 'embedded /srv/.data/clickhouse' }] } });
+    expect(text).toMatch(/^ {2}start +pid 4242 .*\n {9}upstream http:\/\/127\.0\.0\.1:4711 \(built-in emulator\) key abcdef01 {3}warehouse embedded \/srv\/\.data\/clickhouse$/m);
+    expect(text).not.toContain('abcdef0123');
+  });
 });

@@ -66,7 +66,8 @@ async function runExport(flags: ExportFlags): Promise<number> {
   if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
   // Loaded here, not at the top: `--help` and usage errors load only commander.
   const [{ loadContext, withRuntime }, { selectWindows }] = await Promise.all([import('../command-context.js'), import('../window-selection.js')]);
-  const context = loadContext({ oneShot: true });
+  // A dry run only reads: it needs no key.
+  const context = loadContext({ oneShot: true, usesApi: !flags.dryRun });
   const windows = selectWindows(flags, context.config);
   if (flags.dryRun) {
     const { printPlan } = await import('./plan.js');
@@ -75,6 +76,8 @@ async function runExport(flags: ExportFlags): Promise<number> {
   return withRuntime(context, async (runtime) => {
     const { enqueueWindows } = await import('../../export/enqueue.js');
     const { waitForWindows } = await import('../wait-for-windows.js');
+    const { checkUpstreamHandOver } = await import('../hand-over-check.js');
+    await checkUpstreamHandOver(runtime.redis, runtime.config, QUEUE_NAMES.export);
     const queue = runtime.queue(QUEUE_NAMES.export);
     // Fail before enqueuing when this process would have to do the work and cannot.
     if (flags.wait && !(await runtime.hasWorkers(QUEUE_NAMES.export))) runtime.client();

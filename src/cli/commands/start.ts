@@ -73,6 +73,10 @@ async function start(flags: StartFlags): Promise<void> {
   // Closed last: jobs still in their grace period keep fetching from it.
   if (emulator) runtime.onClosed(() => emulator.close());
   try {
+    // What `status`, the dashboard and a handing-over command see from other shells: where this
+    // process's work goes. Published before its workers connect, so no command finds them unnamed.
+    const { publishProcess } = await import('../../queue/installation-info.js');
+    await publishProcess(runtime, 'start', { queues: flags.workers ? ALL_QUEUES : [], scheduler: flags.scheduler, builtInEmulator: demo });
     const exportQueue = runtime.queue(QUEUE_NAMES.export);
     if (flags.scheduler) {
       try {
@@ -113,9 +117,6 @@ async function start(flags: StartFlags): Promise<void> {
         `  npx mintpipe query "SELECT path, total AS uniques FROM visitors WHERE date_to = date_from + 1 AND date_from = (SELECT max(date_from) FROM visitor_totals WHERE date_to = date_from + 1) ORDER BY uniques DESC LIMIT 10"\n`,
       );
     }
-    // What `status` and the dashboard show from other shells: the settings this process runs with.
-    const { publishProcess } = await import('../../queue/installation-info.js');
-    await publishProcess(runtime, 'start', { queues: flags.workers ? ALL_QUEUES : [], scheduler: flags.scheduler });
     process.stdout.write('running (Ctrl-C to stop)\n');
   } catch (err) {
     await runtime.close();

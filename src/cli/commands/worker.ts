@@ -34,10 +34,11 @@ export function register(program: Command): void {
         promptObserver: metrics.promptObserver,
       });
       try {
-        await runtime.startWorkers(names);
-        // What `status` and the dashboard show from other shells: the settings this worker runs with.
+        // What `status`, the dashboard and a handing-over command see from other shells: where this
+        // worker's work goes. Published before its workers connect, so no command finds them unnamed.
         const { publishProcess } = await import('../../queue/installation-info.js');
         await publishProcess(runtime, 'worker', { queues: names, scheduler: false });
+        await runtime.startWorkers(names);
         const port = flags.metricsPort ?? context.config.metricsPort;
         if (port !== undefined) {
           const { startMetricsServer } = await import('../../ops/metrics-server.js');
