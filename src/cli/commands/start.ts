@@ -41,6 +41,9 @@ async function start(flags: StartFlags): Promise<void> {
   // Loaded here, not at the top: `--help` and usage errors load only commander.
   const { loadContext } = await import('../command-context.js');
   const context = loadContext();
+  // Before any banner, Redis or engine: a second start on a held data dir exits 1 at once.
+  const { claimEmbeddedWarehouse } = await import('../warehouse-claim.js');
+  claimEmbeddedWarehouse(context.config, 'start');
   const demoDays = Number(flags.demoDays);
   if (!Number.isInteger(demoDays) || demoDays < 0 || demoDays > 90) throw new ConfigError('--demo-days', `expected 0 to 90, got "${flags.demoDays}"`);
   let config = context.config;

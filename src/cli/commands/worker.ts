@@ -24,6 +24,9 @@ export function register(program: Command): void {
       // Loaded here, not at the top: `--help` and usage errors load only commander.
       const { loadContext } = await import('../command-context.js');
       const context = loadContext();
+      // Before Redis or the engine: a worker on a data dir held by a live start or worker exits 1 at once.
+      const { claimEmbeddedWarehouse } = await import('../warehouse-claim.js');
+      claimEmbeddedWarehouse(context.config, 'worker');
       const { Runtime } = await import('../runtime.js');
       const { createMetrics } = await import('../../ops/metrics.js');
       const metrics = createMetrics();
