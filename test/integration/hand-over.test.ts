@@ -46,7 +46,8 @@ beforeAll(async () => {
   envSecond = { ...envFirst, MINTLIFY_API_URL: second.url };
   promptFile = join(dir, 'prompts.jsonl');
   writeFileSync(promptFile, `${JSON.stringify({ projectId: 'hand-over', jobId: 'job-1', prompt: 'hello' })}\n`);
-  start = await startCli(['start', '--no-dashboard', '--no-scheduler'], envFirst);
+  // The running installation names its projects; the shells do not.
+  start = await startCli(['start', '--no-dashboard', '--no-scheduler'], { ...envFirst, MINTPIPE_PROJECTS: 'running-docs' });
 });
 
 afterAll(async () => {
@@ -91,5 +92,11 @@ describe('handing work to a running installation', () => {
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`upstream ${first.url} key `);
     expect(status.stdout).toContain(`warehouse embedded ${join(envFirst.MINTPIPE_DATA_DIR!, 'clickhouse')}`);
+  });
+
+  it("plans the running installation's projects when --project is not given", async () => {
+    const plan = await runCli(['plan', '--from', '2026-10-01', '--to', '2026-10-03', '--dataset', 'visitors', '--format', 'json'], envFirst);
+    expect(plan.code).toBe(0);
+    expect((JSON.parse(plan.stdout) as { windows: number }).windows).toBe(2);
   });
 });
