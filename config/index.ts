@@ -266,8 +266,17 @@ function redisUrl(env: Env): string | undefined {
   return raw;
 }
 
+export interface LoadConfigOptions {
+  /**
+   * False for commands that never call the API (query, status, plan, dashboard): MINTLIFY_API_KEY
+   * is then not read at all, so an unset or malformed key does not stop them (`api.key` is undefined).
+   * @default true
+   */
+  usesApi?: boolean;
+}
+
 /** Parses the environment into resolved settings; throws `ConfigError` naming the first bad key. */
-export function loadConfig(env: Env = process.env): MintpipeConfig {
+export function loadConfig(env: Env = process.env, options: LoadConfigOptions = {}): MintpipeConfig {
   const logLevel = text(env, 'LOG_LEVEL', 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
@@ -293,7 +302,7 @@ export function loadConfig(env: Env = process.env): MintpipeConfig {
   return {
     api: {
       url: apiUrl(env),
-      key: apiKey(env),
+      key: options.usesApi === false ? undefined : apiKey(env),
       // The per-request timer.
       timeoutMs: timerDuration(env, 'MINTPIPE_HTTP_TIMEOUT', 30_000),
       retryAttempts: integer(env, 'MINTPIPE_RETRY_ATTEMPTS', 6, 1, 100),

@@ -37,6 +37,11 @@ export interface CallOptions {
    */
   beforeAttempt?: (attempt: number) => Promise<void>;
   /**
+   * Awaited after an attempt that failed before any connection was made (refused, DNS, invalid
+   * address: the server cannot have seen it), e.g. to give back the budget slot it took.
+   */
+  onNotSent?: (attempt: number) => Promise<void>;
+  /**
    * Awaited on every 429, with the wait it asks for (e.g. to pause a shared budget). An error it
    * throws propagates unchanged.
    */

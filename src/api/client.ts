@@ -14,7 +14,7 @@ import type { ApiOperation } from './api-operation.js';
 import type { CallOptions, MintlifyClientOptions, VisitorsQuery } from './client-options.js';
 import { errorFromFetchFailure } from './error-from-fetch-failure.js';
 import { errorFromResponse } from './error-from-response.js';
-import { AmbiguousSendError, InvalidRequestError, InvalidResponseError, MintlifyApiError, TimeoutError } from './errors/index.js';
+import { AmbiguousSendError, InvalidRequestError, InvalidResponseError, MintlifyApiError, NetworkError, TimeoutError } from './errors/index.js';
 import { parseBodyRepairingText, type ParsedBody } from './parse-body.js';
 import { DEFAULT_MAX_BODY_BYTES, readBodyText } from './read-body.js';
 import { pathSegment } from './path-segment.js';
@@ -212,6 +212,8 @@ export class MintlifyClient {
         }
         const failure = caught;
         failure.attempts = attempt;
+        // Not a 429 (refused, but counted by the server): only a connection never made.
+        if (failure instanceof NetworkError && !failure.mayHaveReachedServer) await call.onNotSent?.(attempt);
         spentMs += durationMs;
         const event = { op: request.op, attempt, status: failure.status, durationMs, reason: failure.reason };
         if (failure.status === 429 && call.onRateLimited) {

@@ -17,8 +17,10 @@ export interface CommandContext {
  * commands log warnings and errors only unless LOG_LEVEL is set, so their output and progress
  * stay readable; long-running ones (start, worker, dashboard) log events at info.
  */
-export function loadContext(options: { oneShot?: boolean } = {}, env: Record<string, string | undefined> = process.env): CommandContext {
-  const config = loadConfig(env);
+export function loadContext(options: { oneShot?: boolean; usesApi?: boolean } = {}, env: Record<string, string | undefined> = process.env): CommandContext {
+  const config = loadConfig(env, { usesApi: options.usesApi });
+  // A command that does not read the key still keeps whatever the variable holds out of its output.
+  if (options.usesApi === false) registerSecret(env.MINTLIFY_API_KEY?.trim() || undefined);
   // LOG_FORMAT is the logger's own setting: checked here, with the rest, so a bad one exits 2.
   const format = resolveLogFormat(env);
   // Before anything can print: the logger, API errors and job records all redact the key and the

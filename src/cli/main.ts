@@ -14,6 +14,9 @@ export async function main(argv: string[]): Promise<number> {
     .description('Mintlify analytics exports (every dataset, one shared budget) into ClickHouse, and queued batch prompting of agent jobs, on BullMQ.')
     .version('0.1.0')
     .showSuggestionAfterError()
+    // Options belong to the command they follow: without this, `export cancel --project P` gave
+    // --project to `export` (commander lets a parent's option swallow its subcommand's).
+    .enablePositionalOptions()
     .exitOverride();
   for (const register of commands) register(program);
   oneLineErrors(program, 'mintpipe');

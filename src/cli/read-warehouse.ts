@@ -42,7 +42,8 @@ async function throughRunningInstallation(sql: string, limits: ReadLimits, forma
 
 async function runOneShot(sql: string, limits: ReadLimits, format: ResultFormat, write: ChunkSink, command: string): Promise<StreamOutcome> {
   const { loadContext } = await import('./command-context.js');
-  const { config, logger } = loadContext({ oneShot: true });
+  // Reading the warehouse never calls the API: the key is not needed (nor checked).
+  const { config, logger } = loadContext({ oneShot: true, usesApi: false });
   return runReadOnly({ sql, limits, format, write }, config, logger, command);
 }
 

@@ -20,6 +20,8 @@ import { assertDurableForPrompts, checkRedisPersistence, describePersistence, ty
 import { probeRedis } from '../queue/redis-probe.js';
 import { describeRedisTarget, type RedisTarget } from '../queue/redis-url.js';
 import { startWorkers, type WorkerSet } from '../../jobs/workers.js';
+import { resolve } from 'node:path';
+import { isLongRunning, longRunningHolder } from '../warehouse/embedded-lock.js';
 import { openWarehouse, type Warehouse } from '../warehouse/index.js';
 
 export interface RuntimeOptions {
@@ -50,6 +52,12 @@ export class Runtime {
    * one-shot command, or a worker restarted while the killed one is still being reaped).
    */
   static readonly WAREHOUSE_WAIT_MS = 30_000;
+
+  /** How long a one-shot command waits for the workers of a start or worker that is starting up. */
+  static readonly WORKERS_STARTING_MS = 120_000;
+
+  /** How often a start or worker waiting for a one-shot command's warehouse says it still waits. */
+  static readonly WAREHOUSE_NOTICE_MS = 30_000;
 
   private constructor(
     readonly config: MintpipeConfig,
@@ -133,6 +141,10 @@ export class Runtime {
    * of this data dir (`query` while this process holds the engine's lock).
    */
   private async openWarehouse(): Promise<Warehouse> {
+    // A start or worker that found the warehouse held by a one-shot command (a live start or worker
+    // was refused before anything began) waits for it as long as it takes, saying so every 30 s.
+    const longRunning = isLongRunning();
+    const timeoutMs = longRunning ? Infinity : Runtime.WAREHOUSE_WAIT_MS;
     const warehouse = await openWarehouse({
       url: this.config.clickhouse.url,
       user: this.config.clickhouse.user,
@@ -141,11 +153,12 @@ export class Runtime {
       dataDir: this.config.dataDir,
       logger: this.logger,
       lockWait: {
-        timeoutMs: Runtime.WAREHOUSE_WAIT_MS,
+        timeoutMs,
+        repeatMs: longRunning ? Runtime.WAREHOUSE_NOTICE_MS : undefined,
         onWait: (holderPid) =>
           this.logger.warn(
-            { event: 'warehouse_waiting', holderPid, timeoutMs: Runtime.WAREHOUSE_WAIT_MS },
-            `waiting up to ${Runtime.WAREHOUSE_WAIT_MS / 1000}s for the embedded warehouse, in use by ${holderPid === undefined ? 'another process' : `pid ${holderPid}`}`,
+            { event: 'warehouse_waiting', holderPid, timeoutMs: longRunning ? null : timeoutMs },
+            `waiting ${longRunning ? '' : `up to ${timeoutMs / 1000}s `}for the embedded warehouse, in use by ${holderPid === undefined ? 'another process' : `pid ${holderPid}`}`,
           ),
       },
     });
@@ -201,8 +214,30 @@ export class Runtime {
     const missing: QueueName[] = [];
     for (const name of names) if (!(await this.hasWorkers(name))) missing.push(name);
     if (missing.length === 0) return false;
+    if (await this.workersStartingUp(missing)) return false;
     await this.startWorkers(missing);
     return true;
+  }
+
+  /**
+   * A start or worker taking this data dir's embedded warehouse is starting up: waits (up to
+   * WORKERS_STARTING_MS) for its workers to connect to `names`, so the work goes to it instead of
+   * to workers of this process, which could not have the warehouse. True once they serve them.
+   */
+  private async workersStartingUp(names: QueueName[]): Promise<boolean> {
+    if (this.config.clickhouse.url || isLongRunning()) return false;
+    const path = resolve(this.config.dataDir, 'clickhouse');
+    const deadline = Date.now() + Runtime.WORKERS_STARTING_MS;
+    let told = false;
+    while (longRunningHolder(path) !== undefined && Date.now() < deadline) {
+      let all = true;
+      for (const name of names) if (!(await this.hasWorkers(name))) all = false;
+      if (all) return true;
+      if (!told) process.stderr.write(`waiting for the ${longRunningHolder(path)?.command ?? 'worker'} starting up on this data dir to serve the queues\n`);
+      told = true;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return false;
   }
 
   async startWorkers(names: QueueName[]): Promise<WorkerSet> {

@@ -10,7 +10,11 @@ export interface WindowResult {
   dateFrom: string;
   dateTo: string;
   jobId: string;
-  state: string;
+  /**
+   * How the window's run ended, in `export_runs`' words: `complete` or `failed`; `missing` when its
+   * job was lost from Redis (no run status to report).
+   */
+  status: 'complete' | 'failed' | 'missing';
   rows?: number;
   pages?: number;
   requests?: number;
@@ -78,7 +82,7 @@ export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], o
         if (!job || state === 'unknown') {
           results.set(e.jobId, {
             ...base,
-            state: 'missing',
+            status: 'missing',
             error: 'lost from Redis — was it restarted without persistence? Run the same `mintpipe export` again: the window resumes from what the warehouse kept',
           });
           continue;
@@ -86,10 +90,10 @@ export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], o
         const progress = (typeof job.progress === 'object' ? job.progress : {}) as ProgressData;
         if (state === 'completed') {
           const value = job.returnvalue as { rows: number; pages: number; requests: number };
-          results.set(e.jobId, { ...base, state, rows: value?.rows, pages: value?.pages, requests: value?.requests });
+          results.set(e.jobId, { ...base, status: 'complete', rows: value?.rows, pages: value?.pages, requests: value?.requests });
           display.update(label, { done: true, detail: `done ${value?.rows ?? 0} rows` });
         } else if (state === 'failed') {
-          results.set(e.jobId, { ...base, state, error: job.failedReason });
+          results.set(e.jobId, { ...base, status: 'failed', error: job.failedReason });
           display.update(label, { done: true, detail: `failed: ${job.failedReason}` });
         } else {
           const waitS = state === 'delayed' ? Math.max(0, Math.ceil((job.timestamp + (job.delay ?? 0) - Date.now()) / 1000)) : 0;

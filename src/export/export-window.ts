@@ -208,13 +208,21 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
   });
   if (cp.carried?.length) loader.add([], cp.carried);
 
-  const fetchPage = (request: PageRequest): Promise<Settled> =>
-    client
+  const fetchPage = (request: PageRequest): Promise<Settled> => {
+    // This page's current attempt's slot: pages fetched ahead run at once, each with its own.
+    let slot: string | undefined;
+    return client
       .getAnalyticsPage(task.projectId, request.endpoint, request.params, dataset.schema, {
         beforeAttempt: async () => {
           const take = await budget.tryTake();
           if (!take.granted) throw new BudgetWaitError(take.waitMs);
+          slot = take.slot;
           requests++;
+        },
+        // Never left the machine: neither the shared budget nor the run's request count used it.
+        onNotSent: async () => {
+          requests--;
+          await budget.giveBack(slot);
         },
         logger: log,
         onRateLimited: async (retryAfterMs) => {
@@ -227,6 +235,7 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
         (parsed): Settled => ({ ok: true, body: parsed.value, repaired: parsed.repaired }),
         (error: unknown): Settled => ({ ok: false, error }),
       );
+  };
 
   // Prefetch: offset pages ahead of the one consumed, keyed by position. Slow start: the window's
   // size is unknown, so the number ahead grows with the pages seen (1, 1, 2, 2, 3 …) up to its cap.

@@ -1,19 +1,27 @@
 /**
  * What a range of export work costs in requests of the shared analytics budget, per dataset:
  * the fewest possible (one per window, or none for a fanout with nothing to fetch), an estimate
- * (the dataset's last complete run scaled by window length, or a stated guess where there is
- * none; every export uses the endpoint's largest `limit`), and the hours the estimate takes at the
- * configured budget. Pure: the caller looks up the last runs.
+ * (the pages of the project's last complete run of the dataset, scaled by window length — pages,
+ * not requests: retries of a bad hour are not the cost of the next run — or a stated guess where
+ * the project has no run of it; every export uses the endpoint's largest `limit`), and the hours
+ * the estimate takes at the configured budget. Pure: the caller looks up the last runs.
  */
 import { getDataset, type DatasetName } from '../datasets/index.js';
 import { daysBetween } from './dates.js';
 import type { ExportWindow } from './windows.js';
 
-/** A dataset's last complete run: its requests over its window's days. */
+/** A project's last complete run of a dataset: the pages it fetched over its window's days. */
 export interface RunSample {
-  requests: number;
+  pages: number;
   days: number;
 }
+
+/** The key of a sample in the map `planCost` takes: one per (project, dataset). */
+export function runSampleKey(projectId: string, dataset: DatasetName): string {
+  return `${projectId}\u0000${dataset}`;
+}
+
+export type EstimateBasis = 'last complete run' | 'guess' | 'last complete run and guess' | 'one call per window';
 
 export interface DatasetCost {
   dataset: DatasetName;
@@ -21,8 +29,11 @@ export interface DatasetCost {
   /** Fewest requests the work can cost. */
   leastRequests: number;
   estimatedRequests: number;
-  /** Where the estimate comes from. */
-  basis: 'last complete run' | 'default guess' | 'one call per window';
+  /**
+   * Where the estimate comes from: the last complete run of each project, a guess (no project has
+   * a run of the dataset), both (some have), or the dataset's one call per window.
+   */
+  basis: EstimateBasis;
   /** Hours of budget the estimate takes; null with the budget off. */
   hours: number | null;
 }
@@ -39,7 +50,8 @@ export interface PlanCost {
 
 export function planCost(
   windows: readonly ExportWindow[],
-  samples: ReadonlyMap<DatasetName, RunSample>,
+  /** By `runSampleKey(project, dataset)`. */
+  samples: ReadonlyMap<string, RunSample>,
   rate: { limit: number; windowMs: number } | null,
 ): PlanCost {
   const requestsPerHour = rate ? (rate.limit * 3_600_000) / rate.windowMs : null;
@@ -49,17 +61,20 @@ export function planCost(
   const datasets: DatasetCost[] = [];
   for (const [name, list] of byDataset) {
     const dataset = getDataset(name);
-    const sample = samples.get(name);
     const single = dataset.pagination.kind === 'single';
     const least = dataset.pagination.kind === 'fanout' ? 0 : list.length;
     let estimated = 0;
+    let sampled = 0;
     for (const w of list) {
       const days = daysBetween(w.dateFrom, w.dateTo);
+      const sample = samples.get(runSampleKey(w.projectId, name));
+      const usable = sample !== undefined && sample.days > 0;
+      if (usable) sampled += 1;
       if (single) estimated += 1;
-      else if (sample && sample.days > 0) estimated += Math.max(least > 0 ? 1 : 0, Math.ceil((sample.requests * days) / sample.days));
+      else if (usable) estimated += Math.max(least > 0 ? 1 : 0, Math.ceil((sample.pages * days) / sample.days));
       else estimated += Math.max(least > 0 ? 1 : 0, Math.ceil((dataset.requestsPerDayGuess ?? 1) * days));
     }
-    const basis = single ? 'one call per window' : sample ? 'last complete run' : 'default guess';
+    const basis: EstimateBasis = single ? 'one call per window' : sampled === list.length ? 'last complete run' : sampled === 0 ? 'guess' : 'last complete run and guess';
     datasets.push({ dataset: name, windows: list.length, leastRequests: least, estimatedRequests: estimated, basis, hours: hoursFor(estimated) });
   }
   const leastRequests = datasets.reduce((sum, d) => sum + d.leastRequests, 0);

@@ -63,7 +63,10 @@ export function registerDashboardApi(app: FastifyInstance, source: OpsSource): v
     const projectId = project(request.query);
     const { from, to } = dayRange(request.query);
     const wh = await reader();
-    return { project: projectId, from, to, days: await dailyVisitors(wh, projectId, from, to) };
+    const [days, freshness] = await Promise.all([dailyVisitors(wh, projectId, from, to), datasetFreshness(wh, { projectId })]);
+    // The export lag as `status` counts it (dataset-freshness-reads.ts lagDays): one unit, one definition.
+    const lagDays = freshness.find((f) => f.dataset === 'visitors')?.lagDays ?? null;
+    return { project: projectId, from, to, days, lagDays };
   });
 
   app.get<{ Querystring: Query }>('/api/windows', async (request) => {

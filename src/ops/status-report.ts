@@ -7,7 +7,7 @@
  */
 import { isDatasetName } from '../datasets/index.js';
 import { checkRedisPersistence } from '../queue/redis-persistence.js';
-import type { ExportJobData } from '../export/enqueue.js';
+import type { ExportRun } from '../warehouse/index.js';
 import { projectDatasets } from '../export/nightly-plan.js';
 import { ALL_QUEUES, QUEUE_NAMES } from '../queue/queue-names.js';
 import { analyticsBudget } from '../queue/request-budget.js';
@@ -15,6 +15,7 @@ import { listSchedules } from '../queue/schedules.js';
 import { datasetFreshness, type DatasetFreshness } from './dataset-freshness-reads.js';
 import { budgetRate, readInstallation, type InstallationView } from './installation-reads.js';
 import type { OpsSource } from './ops-source.js';
+import { exportRuns } from './run-reads.js';
 import { openReader } from './warehouse-reader.js';
 import { formatRate } from '../../config/index.js';
 
@@ -39,7 +40,8 @@ export interface StatusReport {
   queues: Array<{ name: string; workers: number; counts: Record<string, number> }>;
   schedules: Array<{ id: string; pattern?: string | null; tz?: string | null; next: string | null }>;
   datasets: DatasetsReport;
-  lastRuns: Array<{ dataset: string; project: string; window: string; kind: string; state: string; rows: number; finishedAt: string | null; error: string | null }>;
+  /** The newest export runs as `export_runs` stores them (`status`: running, complete, failed, unstable, abandoned); empty when the warehouse was not read. */
+  lastRuns: Array<{ dataset: string; project: string; window: string; kind: string; status: string; rows: number; requests: number; finishedAt: string | null; error: string | null }>;
 }
 
 export interface StatusSource extends OpsSource {
@@ -73,20 +75,34 @@ function isEnabled(row: DatasetFreshness, installation: InstallationView): boole
   return (projectDatasets(row.projectId, { datasets: datasets.filter(isDatasetName), assistantThreads }) as string[]).includes(row.dataset);
 }
 
-async function readDatasets(source: StatusSource, installation: InstallationView): Promise<DatasetsReport> {
+const LAST_RUNS = 10;
+
+async function readWarehouse(source: StatusSource, installation: InstallationView): Promise<{ datasets: DatasetsReport; lastRuns: StatusReport['lastRuns'] }> {
   let found: DatasetFreshness[];
+  let runs: ExportRun[];
   let via: 'embedded' | 'server' | 'gateway';
   try {
     const reader = await openReader(source, source.config);
     via = reader.via;
-    found = await datasetFreshness(reader);
+    [found, runs] = await Promise.all([datasetFreshness(reader), exportRuns(reader, { limit: LAST_RUNS })]);
   } catch (err) {
     const line = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
-    return { readable: false, note: `warehouse not read: ${line}`, rows: enabledWithoutRuns([], installation) };
+    return { datasets: { readable: false, note: `warehouse not read: ${line}`, rows: enabledWithoutRuns([], installation) }, lastRuns: [] };
   }
   const rows: DatasetStatus[] = [...found.map((f) => ({ ...f, enabled: isEnabled(f, installation) })), ...enabledWithoutRuns(found, installation)];
   rows.sort((a, b) => a.dataset.localeCompare(b.dataset) || (a.projectId ?? '').localeCompare(b.projectId ?? ''));
-  return { readable: true, via, rows };
+  const lastRuns = runs.map((r) => ({
+    dataset: r.dataset,
+    project: r.projectId,
+    window: `${r.dateFrom}..${r.dateTo}`,
+    kind: r.kind,
+    status: r.status,
+    rows: r.rows,
+    requests: r.requests,
+    finishedAt: r.finishedAt ? r.finishedAt.toISOString() : null,
+    error: r.error || null,
+  }));
+  return { datasets: { readable: true, via, rows }, lastRuns };
 }
 
 export async function gatherStatus(source: StatusSource): Promise<StatusReport> {
@@ -102,25 +118,6 @@ export async function gatherStatus(source: StatusSource): Promise<StatusReport> 
   // Counted over the running installation's budget window, never this shell's (see budgetRate).
   const rate = budgetRate(installation);
   const budget = await analyticsBudget(source.redis, source.config.queuePrefix, rate).usage();
-  const jobs = await exportQueue.getJobs(['completed', 'failed', 'active', 'delayed'], 0, 50);
-  const lastRuns = jobs
-    .filter((j) => j.name === 'window')
-    .sort((a, b) => (b.finishedOn ?? b.timestamp) - (a.finishedOn ?? a.timestamp))
-    .slice(0, 10)
-    .map((j) => {
-      const d = j.data as ExportJobData;
-      const value = j.returnvalue as { rows?: number } | undefined;
-      return {
-        dataset: d.dataset ?? 'visitors',
-        project: d.projectId,
-        window: `${d.dateFrom}..${d.dateTo}`,
-        kind: d.kind,
-        state: j.finishedOn ? (j.failedReason ? 'failed' : 'completed') : 'in flight',
-        rows: value?.rows ?? (j.progress as { rows?: number })?.rows ?? 0,
-        finishedAt: j.finishedOn ? new Date(j.finishedOn).toISOString() : null,
-        error: j.failedReason ?? null,
-      };
-    });
   const persistence = await checkRedisPersistence(source.redis).catch((err: unknown) => ({
     durable: false,
     problems: [`could not read INFO: ${err instanceof Error ? err.message : String(err)}`],
@@ -133,7 +130,6 @@ export async function gatherStatus(source: StatusSource): Promise<StatusReport> 
     analyticsBudget: { rate: formatRate(rate), usedInWindow: budget.used, pausedForMs: budget.pausedForMs },
     queues,
     schedules: schedules.map((s) => ({ ...s, next: s.next ? new Date(s.next).toISOString() : null })),
-    datasets: await readDatasets(source, installation),
-    lastRuns,
+    ...(await readWarehouse(source, installation)),
   };
 }

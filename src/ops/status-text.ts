@@ -1,5 +1,6 @@
 /** `mintpipe status` as text: the running installation first, then queues, datasets and runs. */
 import type { InstallationProcess, InstallationSettings } from '../queue/installation-info.js';
+import { shortFingerprint } from '../queue/key-fingerprint.js';
 import type { DatasetStatus, StatusReport } from './status-report.js';
 import { inertLine } from '../inert-text.js';
 
@@ -8,6 +9,15 @@ const list = (items: readonly string[], none: string) => (items.length ? items.j
 function processLine(p: InstallationProcess): string {
   const works = p.queues.length ? `workers ${p.queues.join(',')}` : 'no workers';
   return `  ${p.role.padEnd(6)} pid ${p.pid} on ${p.host}   since ${p.startedAt}   v${p.version}   ${works}${p.scheduler ? '   scheduler' : ''}${silence(p)}`;
+}
+
+/** Where the process's requests go and its rows land (records of older versions do not say). */
+function targetLine(p: InstallationProcess): string[] {
+  if (!p.upstream && !p.warehouse) return [];
+  const upstream = p.upstream
+    ? `upstream ${p.upstream.url}${p.upstream.builtInEmulator ? ' (built-in emulator)' : ''} key ${shortFingerprint(p.upstream.keyFingerprint)}`
+    : 'upstream not published';
+  return [`         ${upstream}   warehouse ${p.warehouse ?? 'not published'}`];
 }
 
 /** A heartbeat half a period late or more: the process may have been killed (its record still lives). */
@@ -35,7 +45,7 @@ function datasetLines(rows: DatasetStatus[]): string[] {
     r.dataset,
     r.projectId ?? '(no project)',
     r.lastWindow ? `${r.lastWindow.dateFrom}..${r.lastWindow.dateTo}` : r.enabled ? 'none yet' : 'none',
-    r.lagDays === null ? '-' : `${r.lagDays}d`,
+    r.lagDays === null ? '-' : `${r.lagDays} d`,
     r.lastWindow ? String(r.lastWindow.rows) : '-',
     String(r.failedWindows),
     findingsText(r.findings),
@@ -56,7 +66,7 @@ export function statusText(status: StatusReport): string {
   if (installation.running) {
     const n = installation.processes.length;
     out.push(`installation: ${n} process${n === 1 ? '' : 'es'} running; the settings ${n === 1 ? 'it uses' : 'they use'}:`);
-    for (const p of installation.processes) out.push(processLine(p));
+    for (const p of installation.processes) out.push(processLine(p), ...targetLine(p));
   } else {
     out.push('installation: nothing running (no start or worker process has published itself on this Redis and prefix); the settings this shell would use:');
   }
@@ -83,8 +93,8 @@ export function statusText(status: StatusReport): string {
   const failing = datasets.rows.filter((r) => r.failedWindows > 0);
   if (failing.length) out.push(`warning: failed windows in ${failing.map((r) => `${r.dataset}${r.projectId ? ` of ${r.projectId}` : ''} (${r.failedWindows})`).join('; ')}`);
 
-  if (status.lastRuns.length === 0) out.push('last runs: none in the queue');
+  if (status.lastRuns.length === 0) out.push(datasets.readable ? 'last runs: none in the warehouse' : 'last runs: not read (see datasets)');
   // A run's error is upstream text: one line, inert, whatever it holds.
-  for (const r of status.lastRuns) out.push(inertLine(`run ${r.dataset} ${r.project} ${r.window} ${r.kind} ${r.state} ${r.rows} rows${r.error ? ` — ${r.error}` : ''}`));
+  for (const r of status.lastRuns) out.push(inertLine(`run ${r.dataset} ${r.project} ${r.window} ${r.kind} ${r.status} ${r.rows} rows ${r.requests} requests${r.error ? ` — ${r.error}` : ''}`));
   return `${out.join('\n')}\n`;
 }

@@ -15,6 +15,9 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { formatRate, type MintpipeConfig } from '../../config/index.js';
 import type { Logger } from '../logger.js';
+import { describeWarehouseTarget } from '../../config/warehouse-target.js';
+import { currentProcess } from '../process-identity.js';
+import { installationSalt, keyFingerprint } from './key-fingerprint.js';
 import type { QueueName } from './queue-names.js';
 
 /** The settings that decide what an installation does; nothing secret. */
@@ -33,11 +36,29 @@ export interface InstallationSettings {
   assistantThreads: string[];
 }
 
+/** Where a process's requests go. */
+export interface InstallationUpstream {
+  /** MINTLIFY_API_URL as the process uses it. */
+  url: string;
+  /** True for `start`'s built-in emulator (no MINTLIFY_API_KEY). */
+  builtInEmulator: boolean;
+  /** HMAC-SHA256 of the API key under the installation's salt (key-fingerprint.ts); null without a key. */
+  keyFingerprint: string | null;
+}
+
 /** One running process and the settings it runs with. */
 export interface InstallationProcess {
   /** The command that runs: `start` or `worker`. */
   role: 'start' | 'worker';
   pid: number;
+  /** The process's start time in clock ticks (process-identity.ts): with the pid, names it for its whole life. */
+  startTicks?: string;
+  /** Where its requests go; absent in records of versions that did not say. */
+  upstream?: InstallationUpstream;
+  /** Where its rows land (config/warehouse-target.ts); absent in older records. */
+  warehouse?: string;
+  /** The queue prefix it works under. */
+  queuePrefix?: string;
   host: string;
   /** ISO 8601. */
   startedAt: string;
@@ -109,6 +130,10 @@ export interface Publication {
 const StoredProcess = z.object({
   role: z.enum(['start', 'worker']),
   pid: z.number(),
+  startTicks: z.string().optional(),
+  upstream: z.object({ url: z.string(), builtInEmulator: z.boolean(), keyFingerprint: z.string().nullable() }).optional(),
+  warehouse: z.string().optional(),
+  queuePrefix: z.string().optional(),
   host: z.string(),
   startedAt: z.string(),
   version: z.string(),
@@ -130,11 +155,24 @@ function keyPrefix(queuePrefix: string): string {
   return `${queuePrefix}:installation:`;
 }
 
+/** What decides where a process's work goes, beyond its settings. */
+export interface ProcessTargets {
+  upstream: InstallationUpstream;
+  warehouse: string;
+  queuePrefix: string;
+}
+
 /** The process's record for `role`, as `publishInstallation` stores it. */
-export function describeProcess(role: InstallationProcess['role'], config: SettingsSource, parts: { queues: QueueName[]; scheduler: boolean; startedAt?: Date }): InstallationProcess {
+export function describeProcess(
+  role: InstallationProcess['role'],
+  config: SettingsSource,
+  parts: { queues: QueueName[]; scheduler: boolean; startedAt?: Date; targets?: ProcessTargets },
+): InstallationProcess {
   return {
     role,
     pid: process.pid,
+    ...(currentProcess().startTicks === undefined ? {} : { startTicks: currentProcess().startTicks }),
+    ...(parts.targets ?? {}),
     host: hostname(),
     startedAt: (parts.startedAt ?? new Date()).toISOString(),
     version: mintpipeVersion(),
@@ -213,7 +251,7 @@ export async function listInstallation(redis: Redis, queuePrefix: string): Promi
 /** What `publishProcess` reads off a running command's runtime. */
 export interface PublishingRuntime {
   readonly redis: Redis;
-  readonly config: SettingsSource & Pick<MintpipeConfig, 'queuePrefix'>;
+  readonly config: SettingsSource & Pick<MintpipeConfig, 'queuePrefix' | 'api' | 'clickhouse' | 'dataDir'>;
   readonly logger: Logger;
   onClose(fn: () => Promise<void> | void): void;
 }
@@ -222,8 +260,19 @@ export interface PublishingRuntime {
  * Publishes this process (start or worker) for as long as `runtime` is open: the record is
  * refreshed until the runtime closes, then deleted.
  */
-export async function publishProcess(runtime: PublishingRuntime, role: InstallationProcess['role'], parts: { queues: QueueName[]; scheduler: boolean }): Promise<Publication> {
-  const publication = await publishInstallation(runtime.redis, runtime.config.queuePrefix, describeProcess(role, runtime.config, parts), {
+export async function publishProcess(
+  runtime: PublishingRuntime,
+  role: InstallationProcess['role'],
+  parts: { queues: QueueName[]; scheduler: boolean; builtInEmulator?: boolean },
+): Promise<Publication> {
+  const { config } = runtime;
+  const salt = await installationSalt(runtime.redis, config.queuePrefix);
+  const targets: ProcessTargets = {
+    upstream: { url: config.api.url, builtInEmulator: parts.builtInEmulator === true, keyFingerprint: keyFingerprint(salt, config.api.key) },
+    warehouse: describeWarehouseTarget(config),
+    queuePrefix: config.queuePrefix,
+  };
+  const publication = await publishInstallation(runtime.redis, config.queuePrefix, describeProcess(role, config, { ...parts, targets }), {
     onRefreshError: (err) => runtime.logger.warn({ event: 'installation_refresh_failed', err }, 'could not refresh this process in Redis (status may miss it)'),
   });
   runtime.onClose(() => publication.stop());

@@ -50,7 +50,8 @@ return { redis.call('ZCARD', KEYS[1]), math.max(0, paused - now) }
  */
 const DEFAULT_MAX_PAUSE_MS = 3_600_000;
 
-export type TakeResult = { granted: true } | { granted: false; waitMs: number };
+/** `slot`: the grant's entry in the shared record, for `giveBack` (absent with pacing off). */
+export type TakeResult = { granted: true; slot?: string } | { granted: false; waitMs: number };
 
 export interface BudgetUsage {
   used: number;
@@ -98,10 +99,20 @@ export class RequestBudget {
       const pausedForMs = await this.redis.pttl(this.pauseKey);
       return pausedForMs > 0 ? { granted: false, waitMs: pausedForMs } : { granted: true };
     }
-    const waitMs = Number(
-      await this.redis.eval(TAKE_SCRIPT, 2, this.zsetKey, this.pauseKey, this.rate.limit, this.spanMs, randomUUID()),
-    );
-    return waitMs <= 0 ? { granted: true } : { granted: false, waitMs };
+    const slot = randomUUID();
+    const waitMs = Number(await this.redis.eval(TAKE_SCRIPT, 2, this.zsetKey, this.pauseKey, this.rate.limit, this.spanMs, slot));
+    return waitMs <= 0 ? { granted: true, slot } : { granted: false, waitMs };
+  }
+
+  /**
+   * Returns a granted slot whose request never reached the upstream (no connection was made): it
+   * did not use the server's budget, so it does not use ours. Giving back after the fact (rather
+   * than taking once connected, which fetch cannot tell) is safe under concurrency: in between, the
+   * slot only made another taker wait, never let one exceed the limit.
+   */
+  async giveBack(slot: string | undefined): Promise<void> {
+    if (slot === undefined || !this.rate) return;
+    await this.redis.zrem(this.zsetKey, slot);
   }
 
   /** The longest pause stored: the budget's window (a longer wait would outlast the budget it protects). */

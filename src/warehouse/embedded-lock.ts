@@ -3,7 +3,7 @@
  * truth; our pid file names the mintpipe process behind it, and lets a second process refuse
  * before the engine prints its own lock error to stderr.
  */
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { currentProcess, isLive, isLiveSince, type ProcessIdentity } from '../process-identity.js';
 import { writePrivateFile } from '../private-files.js';
@@ -17,17 +17,61 @@ const ENGINE_STATUS_FILE = 'status';
  * live process with another start time was left by a crash and its pid reused: not a holder. A
  * zombie (killed, not yet reaped) has closed its files, and with them the lock: not a holder either.
  */
-function readHolder(file: string): ProcessIdentity | undefined {
+function readHolder(file: string): (ProcessIdentity & { command?: string }) | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
-  const match = /^\s*(\d+)(?:\s+(\d+))?/.exec(text);
+  const match = /^\s*(\d+)(?:\s+(\d+))?(?:\s+([a-z-]+))?/.exec(text);
   if (!match) return undefined;
   const pid = Number(match[1]);
-  return match[2] === undefined ? { pid } : { pid, startTicks: match[2] };
+  const holder: ProcessIdentity & { command?: string } = match[2] === undefined ? { pid } : { pid, startTicks: match[2] };
+  if (match[3] !== undefined) holder.command = match[3];
+  return holder;
+}
+
+/** The commands that hold a warehouse for as long as they run (and serve it to the others). */
+export type LongRunningCommand = 'start' | 'worker';
+let ownCommand: string = 'one-shot';
+
+/** Names this process's command in the files it writes (pid file, claim): `start` and `worker` say so at once. */
+export function declareCommand(command: LongRunningCommand): void {
+  ownCommand = command;
+}
+
+/** True in a start or worker (declared with `declareCommand`). */
+export function isLongRunning(): boolean {
+  return ownCommand === 'start' || ownCommand === 'worker';
+}
+
+const CLAIM_FILE = 'mintpipe.claim';
+
+/** A live start or worker, other than this process, that holds or is taking `path`; undefined when none. */
+export function longRunningHolder(path: string): { pid: number; command: LongRunningCommand } | undefined {
+  for (const file of [PID_FILE, CLAIM_FILE]) {
+    const holder = readHolder(join(path, file));
+    if (holder === undefined || holder.pid === process.pid || !isLive(holder)) continue;
+    if (holder.command === 'start' || holder.command === 'worker') return { pid: holder.pid, command: holder.command };
+  }
+  return undefined;
+}
+
+/**
+ * A start or worker claims the directory before anything else (before its banner, its Redis, its
+ * engine), so that a one-shot command arriving while it starts up leaves the engine to it. Throws
+ * nothing: the caller checked `longRunningHolder` first.
+ */
+export function claimDirectory(path: string): void {
+  mkdirSync(path, { recursive: true });
+  writeFileSync(join(path, CLAIM_FILE), identityLine(), { mode: 0o600 });
+}
+
+/** Removes the claim if it still names this process. */
+export function releaseClaim(path: string): void {
+  const file = join(path, CLAIM_FILE);
+  if (readHolder(file)?.pid === process.pid) rmSync(file, { force: true });
 }
 
 function otherLiveHolder(holder: ProcessIdentity | undefined): number | undefined {
@@ -71,7 +115,8 @@ export function lockHolder(path: string): number | undefined {
 
 function identityLine(): string {
   const self = currentProcess();
-  return self.startTicks === undefined ? `${self.pid}\n` : `${self.pid} ${self.startTicks}\n`;
+  // Without start ticks (no /proc) the command cannot be told from them: it is left out.
+  return self.startTicks === undefined ? `${self.pid}\n` : `${self.pid} ${self.startTicks} ${ownCommand}\n`;
 }
 
 export function writePidFile(path: string): void {

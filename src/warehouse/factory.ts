@@ -11,7 +11,7 @@ import type { ClickHouseClient, ClickHouseClientConfigOptions } from '@clickhous
 import { UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { privateDir } from '../private-files.js';
-import { lockHolder, recordedHolder, removePidFile, withOpenLock, writePidFile } from './embedded-lock.js';
+import { isLongRunning, lockHolder, longRunningHolder, recordedHolder, removePidFile, withOpenLock, writePidFile } from './embedded-lock.js';
 import { WarehouseLockedError, WarehouseProcessBoundError, WarehouseUnavailableError } from './errors.js';
 import type { Migration } from './migration.js';
 import { migrations as allMigrations } from './migration-list.js';
@@ -37,7 +37,7 @@ export interface OpenWarehouseOptions {
    * (calling `onWait` once, so the caller can say it waits) instead of refusing at once. A holder
    * that exits, is killed or is a zombie frees it. @default no wait
    */
-  lockWait?: { timeoutMs: number; onWait?: (holderPid: number | undefined) => void };
+  lockWait?: { timeoutMs: number; onWait?: (holderPid: number | undefined) => void; /** Call `onWait` again after this long. @default once */ repeatMs?: number };
 }
 
 /** Pause between two tries of a locked directory. */
@@ -74,7 +74,7 @@ const DEAD_HOLDER_RETRY_MS = 100;
 async function openEmbeddedWaiting<T>(options: OpenWarehouseOptions, open: () => Promise<T>): Promise<T> {
   const startedAt = Date.now();
   const timeoutMs = options.lockWait?.timeoutMs ?? 0;
-  let told = false;
+  let told: number | undefined;
   for (;;) {
     try {
       return await open();
@@ -87,8 +87,10 @@ async function openEmbeddedWaiting<T>(options: OpenWarehouseOptions, open: () =>
         if (err instanceof EngineRefusedError && locked.holderPid === undefined) throw err.cause;
         throw timeoutMs > 0 ? new WarehouseLockedError(locked.path, locked.holderPid, { cause: err, waitedMs }) : locked;
       }
-      if (!told) options.lockWait?.onWait?.(locked.holderPid);
-      told = true;
+      if (told === undefined || Date.now() - told >= (options.lockWait?.repeatMs ?? Infinity)) {
+        options.lockWait?.onWait?.(locked.holderPid);
+        told = Date.now();
+      }
       await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
     }
   }
@@ -127,6 +129,10 @@ async function holdEmbeddedDirectory<T>(dataDir: string, open: (path: string) =>
   }
   const recorded = recordedHolder(path);
   if (recorded !== undefined) throw new WarehouseLockedError(path, recorded);
+  // A one-shot command never takes the directory from a start or worker that is starting up: it
+  // is as good as held (the command waits for it, then goes through it).
+  const starting = isLongRunning() ? undefined : longRunningHolder(path);
+  if (starting !== undefined) throw new WarehouseLockedError(path, starting.pid);
   // Reserve the directory before the first await, so a concurrent open of another one is refused.
   openEmbedded.set(path, (openEmbedded.get(path) ?? 0) + 1);
   const release = () => {
@@ -145,7 +151,7 @@ async function holdEmbeddedDirectory<T>(dataDir: string, open: (path: string) =>
     // One mintpipe process at a time asks the engine for the directory, and only when no live holder
     // is recorded: an engine that refuses prints its own lock error to stderr.
     const handle = await withOpenLock(path, async () => {
-      const holder = recordedHolder(path);
+      const holder = recordedHolder(path) ?? (isLongRunning() ? undefined : longRunningHolder(path)?.pid);
       if (holder !== undefined) throw new WarehouseLockedError(path, holder);
       let opened;
       for (let attempt = 1; ; attempt++) {

@@ -54,9 +54,9 @@ describe('mintpipe export and query (CLI)', () => {
     }
     const status = await runCli(['status', '--format', 'json'], env);
     expect(status.code).toBe(0);
-    const parsed = JSON.parse(status.stdout) as { queues: Array<{ name: string; counts: { completed: number } }>; lastRuns: Array<{ project: string; state: string }> };
+    const parsed = JSON.parse(status.stdout) as { queues: Array<{ name: string; counts: { completed: number } }>; lastRuns: Array<{ project: string; status: string }> };
     expect(parsed.queues.find((q) => q.name === 'export')?.counts.completed).toBeGreaterThanOrEqual(1);
-    expect(parsed.lastRuns.find((r) => r.project === 'keycheck')?.state).toBe('completed');
+    expect(parsed.lastRuns.find((r) => r.project === 'keycheck')?.status).toBe('complete');
     expect(status.stdout).not.toContain(env.MINTLIFY_API_KEY);
   });
 

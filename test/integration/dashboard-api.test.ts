@@ -39,6 +39,7 @@ interface Answers {
   batches: PromptBatchSummary[];
   queues: Array<{ name: string; workers: number; counts: Record<string, number> }>;
   datasets: FreshnessRow[];
+  lagDays: number | null;
   today: string;
   error: string;
 }
@@ -119,6 +120,13 @@ describe('dashboard JSON API', () => {
     expect(batch.prLinks.map((l) => l.prLink).sort()).toEqual([...seed.prLinks].sort());
     expect(batch.problems.map((p) => p.status).sort()).toEqual(['ambiguous', 'failed', 'rejected', 'timed_out']);
     expect(batch.problems.find((p) => p.status === 'rejected')?.error).toBe('job not found');
+  });
+
+  it('gives the daily view the export lag status gives the visitors dataset: whole days, one definition', async () => {
+    const [daily, freshness] = await Promise.all([get(`/api/daily?project=${seed.projectId}&days=7`), get(`/api/freshness?project=${seed.projectId}`)]);
+    expect(daily.status).toBe(200);
+    expect(daily.body.lagDays).toBe(0);
+    expect(daily.body.lagDays).toBe(freshness.body.datasets.find((d) => d.dataset === 'visitors')?.lagDays);
   });
 
   it('shows each dataset of the project with its last complete window, lag, rows, failed windows and findings', async () => {

@@ -88,7 +88,7 @@ describe('mintpipe status per dataset, beside a process that holds the warehouse
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines).toContainEqual(expect.stringMatching(/^datasets \(warehouse read through the running installation\):$/));
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^  feedback +acme-docs +${[...seed.feedback.keys()].at(-1)}\\.\\.${seed.lastDateTo} +0d +\\d+ +1 +invalid_text 2$`)));
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^  feedback +acme-docs +${[...seed.feedback.keys()].at(-1)}\\.\\.${seed.lastDateTo} +0 d +\\d+ +1 +invalid_text 2$`)));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}searches +acme-docs +none yet +- +- +0 +-$/));
     const warning = lines.filter((l) => l.startsWith('warning: data-quality findings'));
     expect(warning).toHaveLength(1);

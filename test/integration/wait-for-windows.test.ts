@@ -34,9 +34,9 @@ describe('waitForWindows', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       void worker.run();
       const results = await waiting;
-      expect(results.map((r) => [r.jobId, r.state, r.rows])).toEqual([
-        ['w0', 'completed', 7],
-        ['w1', 'completed', 11],
+      expect(results.map((r) => [r.jobId, r.status, r.rows])).toEqual([
+        ['w0', 'complete', 7],
+        ['w1', 'complete', 11],
       ]);
     } finally {
       await worker.close();

@@ -49,4 +49,30 @@ describe('status text', () => {
     expect(volatile).toMatch(/^warning: Redis is not durable \(127\.0\.0\.1:6379: appendonly no\)/m);
     expect(statusText(report({ durable: true, problems: [] }))).not.toMatch(/not durable/);
   });
+
+  it('shows runs with the status export_runs stores and the lag in whole days', () => {
+    const base = report({ durable: true, problems: [] });
+    const text = statusText({
+      ...base,
+      datasets: { readable: true, via: 'embedded', rows: [{ dataset: 'visitors', projectId: 'acme', lastWindow: { dateFrom: '2026-11-20', dateTo: '2026-11-21', runId: 'r1', rows: 5 }, lagDays: 3, failedWindows: 0, findings: {}, enabled: true }] },
+      lastRuns: [{ dataset: 'visitors', project: 'acme', window: '2026-11-20..2026-11-21', kind: 'manual', status: 'complete', rows: 5, requests: 2, finishedAt: null, error: null }],
+    });
+    expect(text).toMatch(/^ {2}visitors +acme +2026-11-20\.\.2026-11-21 +3 d +5 +0 +-$/m);
+    expect(text).toMatch(/^run visitors acme 2026-11-20\.\.2026-11-21 manual complete 5 rows 2 requests$/m);
+  });
+
+  it('names queue states in BullMQ\'s words: delayed jobs are not counted as waiting', () => {
+    const base = report({ durable: true, problems: [] });
+    const text = statusText({ ...base, queues: [{ name: 'export', workers: 1, counts: { waiting: 0, prioritized: 0, active: 0, delayed: 1, completed: 0, failed: 0 } }] });
+    expect(text).toMatch(/^queue export +workers 1 {2}waiting 0 {2}active 0 {2}delayed 1 /m);
+  });
+
+  it("shows each process's upstream (and whether it is the built-in emulator) and warehouse, the key by fingerprint only", () => {
+    const base = runningReport({ everyMs: 10_000, agoMs: 0 });
+    const [p] = base.installation.processes;
+    const upstream = { url: 'http://127.0.0.1:4711', builtInEmulator: true, keyFingerprint: 'abcdef0123456789'.repeat(4) };
+    const text = statusText({ ...base, installation: { ...base.installation, processes: [{ ...p!, upstream, warehouse: 'embedded /srv/.data/clickhouse' }] } });
+    expect(text).toMatch(/^ {2}start +pid 4242 .*\n {9}upstream http:\/\/127\.0\.0\.1:4711 \(built-in emulator\) key abcdef01 {3}warehouse embedded \/srv\/\.data\/clickhouse$/m);
+    expect(text).not.toContain('abcdef0123');
+  });
 });

@@ -31,7 +31,7 @@ function parsePort(text: string): number {
 async function serveDashboard(flags: DashboardFlags): Promise<void> {
   // Loaded here, not at the top: `--help` and usage errors load only commander.
   const { loadContext } = await import('../command-context.js');
-  const context = loadContext();
+  const context = loadContext({ usesApi: false });
   const host = flags.host?.trim() || context.config.dashboard.host;
   const port = flags.port === undefined ? context.config.dashboard.port : parsePort(flags.port);
   // Refuse before bringing anything up.

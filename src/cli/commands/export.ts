@@ -41,17 +41,36 @@ export function register(program: Command): void {
     .option('--from <YYYY-MM-DD>', 'only windows starting on or after this day')
     .option('--to <YYYY-MM-DD>', 'only windows ending on or before this day (exclusive end)')
     .option('--format <format>', 'output: text or json', 'text')
-    .action(async (flags: WindowFlags & { format: string }) => {
+    .action(async (flags: WindowFlags & { format: string }, cancel: Command) => {
       const { runCancel } = await import('./export-cancel.js');
-      process.exitCode = await runCancel(flags);
+      process.exitCode = await runCancel(withParentFlags(flags, cancel, command));
     });
+}
+
+/**
+ * `export --project P cancel` reads as `export cancel --project P`: the window flags given before
+ * `cancel` (parsed by `export`, options being positional) count for it, after its own.
+ */
+function withParentFlags(own: WindowFlags & { format: string }, cancel: Command, parent: Command): WindowFlags & { format: string } {
+  const before = parent.opts<ExportFlags>();
+  const given = (name: string) => cancel.getOptionValueSource(name) !== 'default' && cancel.getOptionValueSource(name) !== undefined;
+  return {
+    ...before,
+    ...own,
+    project: [...before.project, ...own.project],
+    dataset: own.dataset ?? before.dataset,
+    from: own.from ?? before.from,
+    to: own.to ?? before.to,
+    format: given('format') ? own.format : before.format,
+  };
 }
 
 async function runExport(flags: ExportFlags): Promise<number> {
   if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
   // Loaded here, not at the top: `--help` and usage errors load only commander.
   const [{ loadContext, withRuntime }, { selectWindows }] = await Promise.all([import('../command-context.js'), import('../window-selection.js')]);
-  const context = loadContext({ oneShot: true });
+  // A dry run only reads: it needs no key.
+  const context = loadContext({ oneShot: true, usesApi: !flags.dryRun });
   const windows = selectWindows(flags, context.config);
   if (flags.dryRun) {
     const { printPlan } = await import('./plan.js');
@@ -60,6 +79,8 @@ async function runExport(flags: ExportFlags): Promise<number> {
   return withRuntime(context, async (runtime) => {
     const { enqueueWindows } = await import('../../export/enqueue.js');
     const { waitForWindows } = await import('../wait-for-windows.js');
+    const { checkUpstreamHandOver } = await import('../hand-over-check.js');
+    await checkUpstreamHandOver(runtime.redis, runtime.config, QUEUE_NAMES.export);
     const queue = runtime.queue(QUEUE_NAMES.export);
     // Fail before enqueuing when this process would have to do the work and cannot.
     if (flags.wait && !(await runtime.hasWorkers(QUEUE_NAMES.export))) runtime.client();
@@ -69,16 +90,22 @@ async function runExport(flags: ExportFlags): Promise<number> {
       { datasetOrder: context.config.export.datasets },
     );
     reportEnqueued(enqueued, flags.format);
-    if (!flags.wait) return 0;
+    if (!flags.wait) {
+      // Enqueuing needs only Redis: say so when nothing will run the windows (silent when Redis will not tell).
+      if (enqueued.some((e) => e.added) && (await runtime.workersConnected(QUEUE_NAMES.export)) === false) {
+        process.stderr.write('no worker serves the export queue yet: the windows run once `mintpipe start` or `mintpipe worker` runs, or pass --wait\n');
+      }
+      return 0;
+    }
     const started = await runtime.ensureWorkers([QUEUE_NAMES.export]);
     if (!started) process.stderr.write('using the running workers\n');
     const watch = started ? undefined : await followWatch(runtime, flags.grain);
     const results = await waitForWindows(queue, enqueued, { subscribe: (wake) => runtime.onJobEnded(wake), watch });
-    const failed = results.filter((r) => r.state !== 'completed');
+    const failed = results.filter((r) => r.status !== 'complete');
     if (flags.format === 'json') {
       process.stdout.write(`${JSON.stringify({ windows: results, completed: results.length - failed.length, failed: failed.length }, null, 2)}\n`);
     } else {
-      for (const r of failed) process.stderr.write(`${inertLine(`failed ${r.dataset} ${r.projectId} ${r.dateFrom}..${r.dateTo}: ${r.error ?? r.state}`)}\n`);
+      for (const r of failed) process.stderr.write(`${inertLine(`failed ${r.dataset} ${r.projectId} ${r.dateFrom}..${r.dateTo}: ${r.error ?? r.status}`)}\n`);
       const rows = results.reduce((sum, r) => sum + (r.rows ?? 0), 0);
       process.stdout.write(`${results.length - failed.length}/${results.length} windows complete, ${rows} rows\n`);
     }

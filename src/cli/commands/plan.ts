@@ -1,6 +1,7 @@
 /**
  * `mintpipe plan`: what a range of export work costs before it is started — per dataset, the
- * fewest requests, an estimate from the last complete run of that dataset (or a stated guess) and
+ * fewest requests, an estimate from the pages of each project's last complete run of that dataset
+ * (or a stated guess) and
  * the hours of the shared analytics budget it takes. Reads the warehouse when it can (directly,
  * or through a running installation), and estimates from defaults when it cannot.
  */
@@ -20,19 +21,34 @@ export function register(program: Command): void {
     .requiredOption('--from <YYYY-MM-DD>', 'first day of the range')
     .requiredOption('--to <YYYY-MM-DD>', 'day after the last day of the range (exclusive)')
     .option('--grain <grain>', 'windows: day, week (Mon–Mon), month, or range (one window)', 'day')
-    .option('--project <id>', 'project id (repeat or comma-separate; default MINTPIPE_PROJECTS)', collectProjects, [])
+    .option('--project <id>', "project id (repeat or comma-separate; default the running installation's projects, then MINTPIPE_PROJECTS)", collectProjects, [])
     .option('--dataset <names>', 'datasets, comma-separated, or all (MINTPIPE_DATASETS); default all')
     .option('--format <format>', 'output: text or json', 'text')
     .action(async (flags: WindowFlags & { format: string }) => {
       if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
       // Loaded here, not at the top: `--help` and usage errors load only commander.
       const [{ loadContext }, { selectWindows }] = await Promise.all([import('../command-context.js'), import('../window-selection.js')]);
-      const context = loadContext({ oneShot: true });
-      const projects = flags.project.length > 0 ? flags.project : context.config.export.projects;
-      if (projects.length === 0) throw new UsageError('--project: required (or set MINTPIPE_PROJECTS)');
+      const context = loadContext({ oneShot: true, usesApi: false });
+      const running = await readRunning(context);
+      const projects = flags.project.length > 0 ? flags.project : running.projects.length > 0 ? running.projects : context.config.export.projects;
+      if (projects.length === 0) throw new UsageError('--project: required (no running installation names projects, and MINTPIPE_PROJECTS is not set)');
       const windows = selectWindows({ ...flags, project: projects, dataset: flags.dataset ?? 'all' }, context.config);
       process.exitCode = await printPlan(windows, context, flags.format);
     });
+}
+
+/**
+ * The running installation, read once: refuses when it writes another warehouse than the one the
+ * estimates would be read from, and gives its projects (the default of --project).
+ */
+async function readRunning(context: CommandContext): Promise<{ projects: string[] }> {
+  const { withRuntime } = await import('../command-context.js');
+  const [{ readInstallation }, { checkWarehouse }] = await Promise.all([import('../../ops/installation-reads.js'), import('../hand-over-check.js')]);
+  return withRuntime(context, async (runtime) => {
+    await checkWarehouse(runtime.redis, runtime.config);
+    const view = await readInstallation(runtime.redis, runtime.config.queuePrefix, runtime.config);
+    return { projects: view.running ? view.settings.projects : [] };
+  });
 }
 
 export async function printPlan(windows: ExportWindow[], context: CommandContext, format: string): Promise<number> {
@@ -44,13 +60,15 @@ export async function printPlan(windows: ExportWindow[], context: CommandContext
   return 0;
 }
 
-const SAMPLES_SQL = `SELECT dataset, argMax(requests, finished_at) AS requests, argMax(dateDiff('day', date_from, date_to), finished_at) AS days
-FROM export_runs WHERE status = 'complete' GROUP BY dataset`;
+// Pages, not requests: a run's requests include its retries, which say nothing of the next run.
+const SAMPLES_SQL = `SELECT project_id, dataset, argMax(pages, finished_at) AS pages, argMax(dateDiff('day', date_from, date_to), finished_at) AS days
+FROM export_runs WHERE status = 'complete' GROUP BY project_id, dataset`;
 
-/** Each dataset's last complete run, read wherever the warehouse is; none when it cannot be read. */
-async function lastRunSamples(context: CommandContext): Promise<Map<DatasetName, RunSample>> {
+/** Each project's last complete run of each dataset, read wherever the warehouse is; none when it cannot be read. */
+async function lastRunSamples(context: CommandContext): Promise<Map<string, RunSample>> {
   const { config, logger } = context;
-  const samples = new Map<DatasetName, RunSample>();
+  const { runSampleKey } = await import('../../export/plan-cost.js');
+  const samples = new Map<string, RunSample>();
   let rows: Record<string, unknown>[] = [];
   try {
     const { openWarehouse, runQuery, WarehouseLockedError } = await import('../../warehouse/index.js');
@@ -70,7 +88,7 @@ async function lastRunSamples(context: CommandContext): Promise<Map<DatasetName,
     logger.warn({ event: 'plan_without_history', err }, 'could not read past runs; estimating from defaults');
   }
   for (const row of rows) {
-    samples.set(row.dataset as DatasetName, { requests: Number(row.requests), days: Number(row.days) });
+    samples.set(runSampleKey(String(row.project_id), row.dataset as DatasetName), { pages: Number(row.pages), days: Number(row.days) });
   }
   return samples;
 }

@@ -86,6 +86,7 @@ export function register(program: Command): void {
       const promptId = flags.prompt === undefined ? undefined : parsePromptId(flags.prompt);
       const { allDelivered, loadContext, resendAmbiguous, withRuntime } = await load();
       process.exitCode = await withRuntime(loadContext({ oneShot: true }), async (runtime) => {
+        await checkPromptsHandOver(runtime);
         const queue = runtime.queue(QUEUE_NAMES.prompts);
         const result = await resendAmbiguous({ redis: runtime.redis, queue, prefix: runtime.config.queuePrefix }, batchId, { promptId, includeReceived: flags.includeReceived }).catch(whenMissing(batchId));
         const held = result.released.length > 0 ? `; ${result.released.length} held prompt(s) of their chains go on` : '';
@@ -176,6 +177,7 @@ async function runRecover(batch: string, flags: { wait?: boolean; format: string
   const batchId = parseBatchId(batch);
   const { allDelivered, loadContext, requestRecovery, waitForRecovery, withRuntime } = await load();
   return withRuntime(loadContext({ oneShot: true }), async (runtime) => {
+    await checkPromptsHandOver(runtime);
     const deps = { redis: runtime.redis, queue: runtime.queue(QUEUE_NAMES.prompts), prefix: runtime.config.queuePrefix };
     if (flags.wait && !(await runtime.hasWorkers(QUEUE_NAMES.prompts))) runtime.client();
     const request = await requestRecovery(deps, batchId, {
@@ -218,6 +220,7 @@ async function runSend(file: string, flags: SendFlags): Promise<number> {
   }
   const inputCode = badLines > 0 ? 2 : 0;
   return withRuntime(context, async (runtime) => {
+    await checkPromptsHandOver(runtime);
     const queue = runtime.queue(QUEUE_NAMES.prompts);
     // Fail before enqueuing when this process would have to do the work and cannot.
     if (flags.wait && !(await runtime.hasWorkers(QUEUE_NAMES.prompts))) runtime.client();
@@ -248,6 +251,12 @@ async function runSend(file: string, flags: SendFlags): Promise<number> {
     await report(final, flags.format, header);
     return inputCode || (allDelivered(final) ? 0 : 1);
   });
+}
+
+/** Prompts go where the running workers send them: refuse when that is not this shell's upstream. */
+async function checkPromptsHandOver(runtime: Runtime): Promise<void> {
+  const { checkUpstreamHandOver } = await import('../hand-over-check.js');
+  await checkUpstreamHandOver(runtime.redis, runtime.config, QUEUE_NAMES.prompts);
 }
 
 /**

@@ -41,6 +41,9 @@ async function start(flags: StartFlags): Promise<void> {
   // Loaded here, not at the top: `--help` and usage errors load only commander.
   const { loadContext } = await import('../command-context.js');
   const context = loadContext();
+  // Before any banner, Redis or engine: a second start on a held data dir exits 1 at once.
+  const { claimEmbeddedWarehouse } = await import('../warehouse-claim.js');
+  claimEmbeddedWarehouse(context.config, 'start');
   const demoDays = Number(flags.demoDays);
   if (!Number.isInteger(demoDays) || demoDays < 0 || demoDays > 90) throw new ConfigError('--demo-days', `expected 0 to 90, got "${flags.demoDays}"`);
   let config = context.config;
@@ -73,6 +76,10 @@ async function start(flags: StartFlags): Promise<void> {
   // Closed last: jobs still in their grace period keep fetching from it.
   if (emulator) runtime.onClosed(() => emulator.close());
   try {
+    // What `status`, the dashboard and a handing-over command see from other shells: where this
+    // process's work goes. Published before its workers connect, so no command finds them unnamed.
+    const { publishProcess } = await import('../../queue/installation-info.js');
+    await publishProcess(runtime, 'start', { queues: flags.workers ? ALL_QUEUES : [], scheduler: flags.scheduler, builtInEmulator: demo });
     const exportQueue = runtime.queue(QUEUE_NAMES.export);
     if (flags.scheduler) {
       try {
@@ -107,12 +114,12 @@ async function start(flags: StartFlags): Promise<void> {
       const windows = datasets.flatMap((dataset) => days.map((w) => ({ ...w, dataset, kind: 'manual' as const })));
       const enqueued = await enqueueWindows(exportQueue, windows, { datasetOrder: config.export.datasets });
       process.stdout.write(`exporting ${days.length} demo days of project ${DEMO_PROJECT} (${datasets.join(', ')}: ${enqueued.length} windows); try:\n`);
-      process.stdout.write(`  npx mintpipe query "SELECT date_from, count() AS paths, sum(total) AS page_uniques FROM visitors GROUP BY date_from ORDER BY date_from"\n`);
-      process.stdout.write(`  npx mintpipe query "SELECT * FROM visitor_totals ORDER BY date_from" --format json\n`);
+      // Uniques are not additive: a day's uniques come from visitor_totals, never a sum over pages.
+      process.stdout.write(`  npx mintpipe query "SELECT date_from AS day, human, ai, total AS uniques FROM visitor_totals WHERE date_to = date_from + 1 ORDER BY day"\n`);
+      process.stdout.write(
+        `  npx mintpipe query "SELECT path, total AS uniques FROM visitors WHERE date_to = date_from + 1 AND date_from = (SELECT max(date_from) FROM visitor_totals WHERE date_to = date_from + 1) ORDER BY uniques DESC LIMIT 10"\n`,
+      );
     }
-    // What `status` and the dashboard show from other shells: the settings this process runs with.
-    const { publishProcess } = await import('../../queue/installation-info.js');
-    await publishProcess(runtime, 'start', { queues: flags.workers ? ALL_QUEUES : [], scheduler: flags.scheduler });
     process.stdout.write('running (Ctrl-C to stop)\n');
   } catch (err) {
     await runtime.close();

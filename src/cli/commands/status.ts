@@ -22,8 +22,10 @@ export function register(program: Command): void {
         import('../../ops/status-text.js'),
         import('../../warehouse/index.js'),
       ]);
-      const context = loadContext({ oneShot: true });
+      const context = loadContext({ oneShot: true, usesApi: false });
       await withRuntime(context, async (runtime) => {
+        const { checkWarehouse } = await import('../hand-over-check.js');
+        await checkWarehouse(runtime.redis, runtime.config);
         // A glance, not a wait: a warehouse held by a process without a gateway is a note at once
         // (the runtime's own open would wait for it), and status serves no gateway of its own.
         let opened: Promise<Warehouse> | undefined;

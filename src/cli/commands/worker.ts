@@ -24,6 +24,9 @@ export function register(program: Command): void {
       // Loaded here, not at the top: `--help` and usage errors load only commander.
       const { loadContext } = await import('../command-context.js');
       const context = loadContext();
+      // Before Redis or the engine: a worker on a data dir held by a live start or worker exits 1 at once.
+      const { claimEmbeddedWarehouse } = await import('../warehouse-claim.js');
+      claimEmbeddedWarehouse(context.config, 'worker');
       const { Runtime } = await import('../runtime.js');
       const { createMetrics } = await import('../../ops/metrics.js');
       const metrics = createMetrics();
@@ -34,10 +37,11 @@ export function register(program: Command): void {
         promptObserver: metrics.promptObserver,
       });
       try {
-        await runtime.startWorkers(names);
-        // What `status` and the dashboard show from other shells: the settings this worker runs with.
+        // What `status`, the dashboard and a handing-over command see from other shells: where this
+        // worker's work goes. Published before its workers connect, so no command finds them unnamed.
         const { publishProcess } = await import('../../queue/installation-info.js');
         await publishProcess(runtime, 'worker', { queues: names, scheduler: false });
+        await runtime.startWorkers(names);
         const port = flags.metricsPort ?? context.config.metricsPort;
         if (port !== undefined) {
           const { startMetricsServer } = await import('../../ops/metrics-server.js');

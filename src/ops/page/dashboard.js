@@ -6,7 +6,7 @@ import { renderSplitChart } from './split-chart.js';
 import {
   el,
   emptyState,
-  formatAge,
+  formatLagDays,
   formatDuration,
   formatNumber,
   formatTime,
@@ -95,13 +95,14 @@ async function loadQueues() {
     pills.replaceChildren(
       ...queues.map((q) => {
         const c = q.counts;
-        const waiting = (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0) + (c['waiting-children'] ?? 0);
+        // BullMQ's own words, as `status` and the queue board show them: a delayed job is not waiting.
+        const waiting = (c.waiting ?? 0) + (c.prioritized ?? 0) + (c['waiting-children'] ?? 0);
         return el(
           'a',
           { class: 'pill', href: `/queues/queue/${encodeURIComponent(q.name)}`, title: `${q.workers} worker(s) connected` },
           el('span', { class: `dot${q.workers > 0 ? ' on' : ''}` }),
           el('b', {}, q.name),
-          `${formatNumber(c.active ?? 0)} active · ${formatNumber(waiting)} waiting`,
+          `${formatNumber(c.active ?? 0)} active · ${formatNumber(waiting)} waiting · ${formatNumber(c.delayed ?? 0)} delayed`,
           c.failed ? el('span', { class: 'failed' }, ` · ${formatNumber(c.failed)} failed`) : null,
         );
       }),
@@ -158,8 +159,10 @@ function renderTiles(data) {
     tiles.push(
       tile('Latest complete day', formatNumber(latest.counts.total), `${formatWeekday(latest.date)} · ${formatNumber(latest.counts.human)} human · ${formatNumber(latest.counts.ai)} AI`),
     );
-    const endMs = Date.parse(`${latest.date}T00:00:00Z`) + 86_400_000;
-    tiles.push(tile('Export lag', formatAge(Math.max(0, (Date.now() - endMs) / 1000)), 'since the newest complete day ended (UTC)'));
+  }
+  // Counted by the server as `status` counts it: whole days from the end of the last complete window.
+  if (data.lagDays !== null && data.lagDays !== undefined) {
+    tiles.push(tile('Export lag', formatLagDays(data.lagDays), 'days from the end of the last complete visitors window to today (UTC)'));
   }
   const missing = data.days.length - withData.length;
   tiles.push(tile('Days exported', `${withData.length} / ${data.days.length}`, missing ? `${missing} day(s) without a complete 1-day export` : 'every day of the range is complete'));
@@ -257,7 +260,7 @@ async function loadFreshness() {
         { 'data-dataset': d.dataset },
         el('td', {}, el('div', { class: 'mono' }, d.dataset), d.enabled ? null : el('div', { class: 'muted small' }, 'not in the nightly plan')),
         el('td', {}, d.lastWindow ? formatWindow(d.lastWindow.dateFrom, d.lastWindow.dateTo) : el('span', { class: 'muted' }, 'none yet')),
-        el('td', { class: `num lag${d.lagDays !== null && d.lagDays > 1 ? ' lag-stale' : ''}` }, d.lagDays === null ? '—' : `${d.lagDays} d`),
+        el('td', { class: `num lag${d.lagDays !== null && d.lagDays > 1 ? ' lag-stale' : ''}` }, d.lagDays === null ? '—' : formatLagDays(d.lagDays)),
         el('td', { class: 'num' }, d.lastWindow ? formatNumber(d.lastWindow.rows) : '—'),
         el('td', { class: 'num' }, d.failedWindows ? el('span', { class: 'badge failed' }, formatNumber(d.failedWindows)) : '0'),
         el('td', {}, findings.length ? el('div', { class: 'findings' }, findings.map(([kind, n]) => el('span', { class: 'badge unstable finding', title: kind }, `${kind.replaceAll('_', ' ')} ${formatNumber(n)}`))) : el('span', { class: 'muted' }, 'none')),

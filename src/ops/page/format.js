@@ -38,6 +38,11 @@ export function formatDuration(ms) {
   return `${Math.floor(m / 60)} h ${m % 60} m`;
 }
 
+/** An export lag (whole days, as `status` prints it): `0 d`, `3 d`. */
+export function formatLagDays(days) {
+  return `${days} d`;
+}
+
 export function formatAge(seconds) {
   if (seconds < 90) return `${Math.round(seconds)} s`;
   const m = seconds / 60;

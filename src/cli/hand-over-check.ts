@@ -1,0 +1,82 @@
+/**
+ * Before a one-shot command hands work to running processes, it checks that they would do it where
+ * the user meant: the same upstream (URL and key, by fingerprint) for `export` and `prompts`, the
+ * same warehouse for `status` and `plan`. A difference there refuses (exit 2) in one line naming
+ * the setting and both values; a difference in budgets or datasets only warns.
+ */
+import { hostname } from 'node:os';
+import type { Redis } from 'ioredis';
+import type { MintpipeConfig } from '../../config/index.js';
+import { describeWarehouseTarget } from '../../config/warehouse-target.js';
+import { UsageError } from '../errors.js';
+import { isLive } from '../process-identity.js';
+import { describeSettings, listInstallation, type InstallationProcess } from '../queue/installation-info.js';
+import { installationSalt, keyFingerprint, shortFingerprint } from '../queue/key-fingerprint.js';
+import type { QueueName } from '../queue/queue-names.js';
+
+const HOW = 'stop the running installation, or use its settings';
+
+/** A record of this host whose pid no longer names the process that published it is left out. */
+function alive(p: InstallationProcess): boolean {
+  if (p.host !== hostname() || p.startTicks === undefined) return true;
+  return isLive({ pid: p.pid, startTicks: p.startTicks });
+}
+
+function who(p: InstallationProcess): string {
+  return `${p.role} pid ${p.pid}`;
+}
+
+/** The published processes that serve `queue` (all of them when `queue` is undefined), alive. */
+export async function runningProcesses(redis: Redis, queuePrefix: string, queue?: QueueName): Promise<InstallationProcess[]> {
+  const all = await listInstallation(redis, queuePrefix);
+  return all.filter((p) => (queue === undefined || p.queues.includes(queue)) && alive(p));
+}
+
+/**
+ * Refuses to hand work of `queue` to running workers that send to another upstream than this
+ * shell's. A shell that names no upstream at all (neither MINTLIFY_API_URL nor MINTLIFY_API_KEY
+ * set) uses the running installation's.
+ */
+export async function checkUpstreamHandOver(redis: Redis, config: MintpipeConfig, queue: QueueName, env: Record<string, string | undefined> = process.env): Promise<void> {
+  const processes = await runningProcesses(redis, config.queuePrefix, queue);
+  if (processes.length === 0) return;
+  const namesUpstream = Boolean(env.MINTLIFY_API_URL?.trim()) || config.api.key !== undefined;
+  if (namesUpstream) {
+    const mine = keyFingerprint(await installationSalt(redis, config.queuePrefix), config.api.key);
+    for (const p of processes) {
+      if (!p.upstream) continue;
+      const theirs = `${p.upstream.url}${p.upstream.builtInEmulator ? ' (the built-in emulator)' : ''}`;
+      if (p.upstream.url !== config.api.url) {
+        throw new UsageError(`MINTLIFY_API_URL: this shell sends to ${config.api.url}, the running ${who(p)} sends to ${theirs}; nothing was handed over: ${HOW}`);
+      }
+      if (config.api.key !== undefined && p.upstream.keyFingerprint !== mine) {
+        throw new UsageError(
+          `MINTLIFY_API_KEY: this shell's key has fingerprint ${shortFingerprint(mine)}, the running ${who(p)} uses ${shortFingerprint(p.upstream.keyFingerprint)}; nothing was handed over: ${HOW}`,
+        );
+      }
+    }
+  }
+  warnOnSettings(processes, config);
+}
+
+/** Refuses to read through (or beside) running processes that write to another warehouse. */
+export async function checkWarehouse(redis: Redis, config: MintpipeConfig): Promise<void> {
+  const processes = await runningProcesses(redis, config.queuePrefix);
+  const mine = describeWarehouseTarget(config);
+  for (const p of processes) {
+    if (p.warehouse === undefined || p.warehouse === mine) continue;
+    const setting = config.clickhouse.url || p.warehouse.startsWith('server') ? 'CLICKHOUSE_URL' : 'MINTPIPE_DATA_DIR';
+    throw new UsageError(`${setting}: this shell reads the warehouse ${mine}, the running ${who(p)} writes to ${p.warehouse}: ${HOW}`);
+  }
+}
+
+/** Budgets and datasets that differ only change how the work is paced or planned: a warning line. */
+function warnOnSettings(processes: InstallationProcess[], config: MintpipeConfig): void {
+  const mine = describeSettings(config);
+  for (const p of processes) {
+    const differs = (['analyticsRate', 'messageRate', 'datasets'] as const).filter((k) => String(p.settings[k]) !== String(mine[k]));
+    for (const k of differs) {
+      process.stderr.write(`warning: the running ${who(p)} uses ${k === 'datasets' ? 'MINTPIPE_DATASETS' : k === 'analyticsRate' ? 'MINTPIPE_ANALYTICS_RATE' : 'MINTPIPE_MESSAGE_RATE'} ${String(p.settings[k])}, this shell ${String(mine[k])}: the work runs with the running one's\n`);
+    }
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * One start or worker per embedded warehouse, decided before anything begins: a second one on a
+ * data dir whose warehouse a live start or worker holds (or is taking) exits 1 at once, naming it,
+ * before any banner, Redis or engine. Otherwise it claims the directory, so that one-shot commands
+ * arriving while it starts up leave the engine to it.
+ */
+import { resolve } from 'node:path';
+import type { MintpipeConfig } from '../../config/index.js';
+import { MintpipeError } from '../errors.js';
+import { claimDirectory, declareCommand, longRunningHolder, releaseClaim, type LongRunningCommand } from '../warehouse/embedded-lock.js';
+
+export function claimEmbeddedWarehouse(config: Pick<MintpipeConfig, 'dataDir' | 'clickhouse'>, command: LongRunningCommand): void {
+  declareCommand(command);
+  if (config.clickhouse.url) return;
+  const path = resolve(config.dataDir, 'clickhouse');
+  const holder = longRunningHolder(path);
+  if (holder !== undefined) {
+    throw new MintpipeError(
+      `the embedded warehouse in ${path} is in use by ${holder.command} pid ${holder.pid} (one start or worker per data dir): stop it, or give this ${command} another MINTPIPE_DATA_DIR or a CLICKHOUSE_URL`,
+    );
+  }
+  claimDirectory(path);
+  process.once('exit', () => releaseClaim(path));
+}

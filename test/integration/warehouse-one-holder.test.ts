@@ -1,0 +1,83 @@
+/**
+ * One start or worker per embedded warehouse, decided at once: a second one on a held data dir
+ * exits 1 before any banner, naming the holder; one held by a one-shot command is waited for; and a
+ * one-shot command leaves the warehouse to a start or worker that is starting up.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { processStartTicks } from '../../src/process-identity.js';
+import { openWarehouse, WarehouseLockedError } from '../../src/warehouse/index.js';
+import { runCli, startCli, type RunningCli } from '../support/run-cli.js';
+
+const children: ChildProcess[] = [];
+const running: RunningCli[] = [];
+
+afterAll(async () => {
+  for (const cli of running) {
+    if (cli.child.exitCode === null) {
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+    }
+  }
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+function envFor(dataDir: string): Record<string, string> {
+  return {
+    REDIS_URL: process.env.REDIS_URL!,
+    MINTPIPE_QUEUE_PREFIX: `t1h${randomBytes(4).toString('hex')}`,
+    MINTPIPE_DATA_DIR: dataDir,
+    MINTLIFY_API_KEY: 'mint_one_holder_test_key',
+    MINTLIFY_API_URL: 'http://127.0.0.1:9',
+    LOG_LEVEL: 'warn',
+  };
+}
+
+const workerUp = (printed: { stderr: string }) => printed.stderr.includes('mintpipe worker:');
+
+describe('one process per embedded warehouse', () => {
+  it('a second start on a data dir held by a live worker exits 1 at once, naming it, with no banner', async () => {
+    const env = envFor(mkdtempSync(join(tmpdir(), 'mintpipe-one-holder-')));
+    const worker = await startCli(['worker'], env, workerUp, 120_000);
+    running.push(worker);
+    const second = await runCli(['start', '--no-dashboard'], env, 60_000);
+    expect(second.code).toBe(1);
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toBe(
+      `mintpipe: the embedded warehouse in ${join(env.MINTPIPE_DATA_DIR!, 'clickhouse')} is in use by worker pid ${worker.child.pid} (one start or worker per data dir): stop it, or give this start another MINTPIPE_DATA_DIR or a CLICKHOUSE_URL\n`,
+    );
+  });
+
+  it('a worker waits for a one-shot command that holds the warehouse, says so, and starts once it lets go', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-one-holder-'));
+    const holder = spawn(process.execPath, ['--import', 'tsx', 'test/support/warehouse-holder.ts', dataDir, 'warehouse'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(holder);
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+      holder.once('exit', (code) => reject(new Error(`holder exited with ${code}`)));
+    });
+    const worker = await startCli(['worker'], envFor(dataDir), (printed) => printed.stderr.includes('waiting for the embedded warehouse'), 120_000);
+    running.push(worker);
+    expect(worker.output().stderr).toContain(`in use by pid ${holder.pid}`);
+    expect(worker.child.exitCode).toBeNull();
+    holder.stdin!.end();
+    const deadline = Date.now() + 120_000;
+    while (!workerUp(worker.output()) && Date.now() < deadline && worker.child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    expect(workerUp(worker.output())).toBe(true);
+  });
+
+  it('a one-shot command does not take the warehouse from a worker that is starting up', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-one-holder-'));
+    const starting = spawn('sleep', ['60'], { stdio: 'ignore' });
+    children.push(starting);
+    mkdirSync(join(dataDir, 'clickhouse'), { recursive: true });
+    writeFileSync(join(dataDir, 'clickhouse', 'mintpipe.claim'), `${starting.pid} ${processStartTicks(starting.pid!)} worker\n`);
+    const opening = openWarehouse({ database: 'mintpipe_one_holder', dataDir });
+    await expect(opening).rejects.toBeInstanceOf(WarehouseLockedError);
+    await expect(opening).rejects.toMatchObject({ holderPid: starting.pid });
+  });
+});
