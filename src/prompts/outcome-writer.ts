@@ -32,6 +32,7 @@ export function toPromptEvent(record: PromptRecord): PromptEvent {
     line: record.line ?? null,
     attempt: record.attempt,
     sentBy: record.sentBy ?? null,
+    key: record.key ?? '',
     // The text goes to the ledger once per send attempt, not with every change.
     prompt: record.status === 'queued' ? record.prompt : '',
   };

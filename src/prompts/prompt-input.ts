@@ -14,6 +14,11 @@ export interface PromptInput {
   prompt: string;
   /** Rows sharing this key (scoped to the file) run in order on one agent job. */
   chain?: string;
+  /**
+   * The row's own identity, given by a query's row (`prompts send --from-query`, triage recipes):
+   * a later row with the same key is not sent again within the dedupe window. Files have none.
+   */
+  key?: string;
 }
 
 /** A good line of a prompt file, with where it came from. */

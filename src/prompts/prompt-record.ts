@@ -79,6 +79,8 @@ export interface PromptRecord {
   claim: string | undefined;
   /** The earlier batch whose send of this same row the ledger showed: this prompt was not sent again. */
   sentBy: string | undefined;
+  /** The row's key (a query row's own identity, prompt-input.ts); undefined for file rows. */
+  key: string | undefined;
 }
 
 /** Hash field names of the record (what the Lua scripts read and write). */
@@ -118,6 +120,7 @@ export const F = {
   failures: 'failures',
   claim: 'claim',
   sentBy: 'sentBy',
+  key: 'key',
 } as const;
 
 export type RecordField = (typeof F)[keyof typeof F];
@@ -190,6 +193,7 @@ export function decodeRecord(promptId: string, hash: Record<string, string>): Pr
     failures: int(hash[F.failures]),
     claim: hash[F.claim] || undefined,
     sentBy: hash[F.sentBy] || undefined,
+    key: hash[F.key] || undefined,
   };
 }
 

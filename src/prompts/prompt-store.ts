@@ -86,6 +86,7 @@ function newPromptFields(batchId: string, p: NewPrompt): string[] {
     ...(p.chain === undefined ? {} : { [F.chain]: p.chain }),
     ...(p.chainHead === undefined ? {} : { [F.chainHead]: p.chainHead }),
     ...(p.next === undefined ? {} : { [F.next]: p.next }),
+    ...(p.key === undefined ? {} : { [F.key]: p.key }),
     [F.status]: 'queued',
     [F.version]: '1',
     [F.attempt]: '0',

@@ -60,6 +60,8 @@ export interface PromptEvent {
   line?: number | null;
   /** Send generation (0, then +1 per explicit resend). @default 0 */
   attempt?: number;
+  /** The row's key (query rows; prompt-input.ts), '' for file rows. @default '' */
+  key?: string;
 }
 
 /** One prompt's latest state, as the `prompt_outcomes` view shows it. */
@@ -108,6 +110,7 @@ export async function insertPromptEvents(wh: Warehouse, events: readonly PromptE
       line: event.line ?? null,
       attempt: event.attempt ?? 0,
       sent_by: event.sentBy ?? '',
+      key: event.key ?? '',
     })),
   );
 }
