@@ -47,7 +47,8 @@ export async function sendPromptRows(context: CommandContext, rows: readonly Pro
   for (const s of skipped) process.stderr.write(`row ${s.row.line}: not sent: ${s.reason}\n`);
   const none = { promptIds: [], sent: [], skipped };
   if (options.dryRun) {
-    const plan = planChains(send, { allowCreate: options.allowCreate });
+    // Rows that needed --allow-create were refused before; a dry run shows the rest as they would go.
+    const plan = planChains(send, { allowCreate: true });
     if (options.format === 'json') writeJson({ dryRun: true, prompts: plan.prompts, skipped: skipped.map((s) => ({ line: s.row.line, key: s.row.key, reason: s.reason })) });
     else process.stdout.write(formatDryRun(plan.prompts, skipped.length));
     return { exitCode: inputCode, ...none };
