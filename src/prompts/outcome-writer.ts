@@ -33,6 +33,8 @@ export function toPromptEvent(record: PromptRecord): PromptEvent {
     attempt: record.attempt,
     sentBy: record.sentBy ?? null,
     key: record.key ?? '',
+    // Like the text: the items behind it go with its `queued` events.
+    sources: record.status === 'queued' ? record.sources : [],
     // The text goes to the ledger once per send attempt, not with every change.
     prompt: record.status === 'queued' ? record.prompt : '',
   };

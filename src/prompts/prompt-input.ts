@@ -19,6 +19,8 @@ export interface PromptInput {
    * a later row with the same key is not sent again within the dedupe window. Files have none.
    */
   key?: string;
+  /** Ids of the reader input behind a triage row (feedback ids, …), kept for lineage (`triage_items`). */
+  sources?: readonly string[];
 }
 
 /** A good line of a prompt file, with where it came from. */

@@ -81,6 +81,8 @@ export interface PromptRecord {
   sentBy: string | undefined;
   /** The row's key (a query row's own identity, prompt-input.ts); undefined for file rows. */
   key: string | undefined;
+  /** Ids of the reader input behind it (triage rows); [] for others. */
+  sources: string[];
 }
 
 /** Hash field names of the record (what the Lua scripts read and write). */
@@ -121,6 +123,7 @@ export const F = {
   claim: 'claim',
   sentBy: 'sentBy',
   key: 'key',
+  sources: 'sources',
 } as const;
 
 export type RecordField = (typeof F)[keyof typeof F];
@@ -146,6 +149,17 @@ function snapshot(value: string | undefined): JobSnapshot | undefined {
     return status ? { status, prLink: typeof parsed.prLink === 'string' ? parsed.prLink : null } : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** A JSON list of strings ([] when absent or not one). */
+function stringList(value: string | undefined): string[] {
+  if (!value) return [];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
   }
 }
 
@@ -194,6 +208,7 @@ export function decodeRecord(promptId: string, hash: Record<string, string>): Pr
     claim: hash[F.claim] || undefined,
     sentBy: hash[F.sentBy] || undefined,
     key: hash[F.key] || undefined,
+    sources: stringList(hash[F.sources]),
   };
 }
 

@@ -80,6 +80,7 @@ export async function submitBatch(
       kind: p.kind,
       chain: p.chain,
       ...(p.key === undefined ? {} : { key: p.key }),
+      ...(p.sources?.length ? { sources: p.sources } : {}),
       line: p.line,
       position,
       promptId: ids[position]!,

@@ -62,6 +62,8 @@ export interface PromptEvent {
   attempt?: number;
   /** The row's key (query rows; prompt-input.ts), '' for file rows. @default '' */
   key?: string;
+  /** Ids of the reader input behind a triage prompt (on `queued` events). @default [] */
+  sources?: readonly string[];
 }
 
 /** One prompt's latest state, as the `prompt_outcomes` view shows it. */
@@ -111,6 +113,7 @@ export async function insertPromptEvents(wh: Warehouse, events: readonly PromptE
       attempt: event.attempt ?? 0,
       sent_by: event.sentBy ?? '',
       key: event.key ?? '',
+      sources: [...(event.sources ?? [])],
     })),
   );
 }
