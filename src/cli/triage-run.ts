@@ -45,7 +45,6 @@ export async function runTriage(name: string, flags: TriageRunFlags): Promise<nu
   const found = `triage ${name}: ${result.rows.length} subject(s) found since ${sinceDate}, ${rows.length} within --max-jobs ${maxJobs} per project`;
   process.stderr.write(`${found}\n`);
   for (const r of rows) process.stderr.write(`  ${r.projectId}  ${r.subject}  (impact ${r.impact}, ${r.sources.length} item(s))\n`);
-  if (rows.length === 0) return 0;
   const lines = rows.map((r, i) => ({ projectId: r.projectId, prompt: r.prompt, key: r.key, sources: r.sources, line: i + 1 }));
   const sent = await sendPromptRows(context, lines, {
     source: `triage ${name}`,
