@@ -38,6 +38,8 @@ export interface LedgerEntry {
   recordedAtMs: number;
   /** The earlier batch its state was taken from ('' when this batch did the work, or for events from before it was recorded). */
   sentBy: string;
+  /** The row's key (query rows), '' for file rows. */
+  key: string;
 }
 
 export interface LedgerQuery {
@@ -71,6 +73,7 @@ interface Row {
   l_attempt: number | string;
   l_recorded_at: number | string;
   l_sent_by: string;
+  l_key: string;
 }
 
 /** Latest ledger state of the prompts the query names; none when it names nothing. */
@@ -107,7 +110,8 @@ export async function readPromptLedger(wh: Warehouse, query: LedgerQuery): Promi
        max(version) AS l_version,
        argMax(attempt, ${order}) AS l_attempt,
        toUnixTimestamp64Milli(max(recorded_at)) AS l_recorded_at,
-       argMax(sent_by, ${order}) AS l_sent_by
+       argMax(sent_by, ${order}) AS l_sent_by,
+       max(key) AS l_key
      FROM ${tableName(wh, 'prompt_events')}
      WHERE ${filters.join(' OR ')}
      GROUP BY batch_id, prompt_id
@@ -137,6 +141,7 @@ export async function readPromptLedger(wh: Warehouse, query: LedgerQuery): Promi
     attempt: Number(r.l_attempt),
     recordedAtMs: Number(r.l_recorded_at),
     sentBy: r.l_sent_by,
+    key: r.l_key,
   }));
 }
 
