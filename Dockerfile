@@ -34,6 +34,8 @@ COPY bin ./bin
 COPY --from=build /app/dist ./dist
 # The bundle holds code only: the dashboard page goes next to it.
 COPY src/ops/page ./dist/cli/page
+# Built-in triage recipes, found next to the bundle (src/triage/load-recipes.ts).
+COPY recipes ./dist/recipes
 # dist/cli/cache: compiled code the bin keeps per command (bin/compiled.js), written by the user it runs as.
 RUN mkdir -p /data dist/cli/cache && chown node:node /data dist/cli/cache
 USER node

@@ -9,6 +9,7 @@ import { parseDashboardHosts } from './dashboard-hosts.js';
 import { MAX_TIMER_MS, parseDurationMs, parseRate, type RateLimit } from './durations.js';
 import { dataDirOf } from './data-dir.js';
 import { checkNightlyCron, checkTimeZone, DEFAULT_NIGHTLY_CRON } from './nightly-cron.js';
+import { triageSettings, type TriageSettings } from './triage.js';
 import { parseRedisUrl } from '../src/queue/redis-url.js';
 
 export { ConfigError } from './config-error.js';
@@ -126,6 +127,8 @@ export interface MintpipeConfig {
      */
     createBudget: 'shared' | 'separate';
   };
+  /** Triage recipes: the nightly ones, their cap, the user's directory (config/triage.ts). */
+  triage: TriageSettings;
   dashboard: {
     /** Interface the dashboard listens on. @default 127.0.0.1 */
     host: string;
@@ -356,6 +359,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
       retentionMs: duration(env, 'MINTPIPE_PROMPT_RETENTION', 30 * 86_400_000),
       createBudget: oneOf(env, 'MINTPIPE_CREATE_BUDGET', 'shared', ['shared', 'separate'] as const),
     },
+    triage: triageSettings(env),
     dashboard: {
       host: text(env, 'MINTPIPE_DASHBOARD_HOST', '127.0.0.1'),
       port: integer(env, 'MINTPIPE_DASHBOARD_PORT', 3000, 0, 65_535),

@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import type { MintpipeConfig } from '../config/index.js';
 import { createPlanNightlyProcessor, PLAN_NIGHTLY_JOB } from './plan-nightly.js';
 import { createWindowProcessor } from './export-window.js';
+import { createTriageNightProcessor, TRIAGE_NIGHT_JOB } from './triage-night.js';
 import type { MintlifyClient } from '../src/api/index.js';
 import type { ExportObserver } from '../src/export/export-window.js';
 import type { Logger } from '../src/logger.js';
@@ -78,11 +79,22 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
       settings: config.export,
       observer: deps.exportObserver,
     });
-    const planNightly = createPlanNightlyProcessor({ queue: exportQueue, settings: config.export, logger, warehouse: deps.warehouse });
+    const planNightly = createPlanNightlyProcessor({ queue: exportQueue, settings: config.export, logger, warehouse: deps.warehouse, triage: config.triage });
+    const triageNight = createTriageNightProcessor({
+      warehouse: deps.warehouse,
+      redis: deps.redis,
+      queue: deps.queue(QUEUE_NAMES.prompts),
+      prefix: config.queuePrefix,
+      maxJobs: config.triage.maxJobs,
+      recipesDir: config.triage.recipesDir,
+      secrets: [config.api.key],
+      logger,
+    });
+    const exportJob = (job: Job, token?: string) => (job.name === PLAN_NIGHTLY_JOB ? planNightly(job) : job.name === TRIAGE_NIGHT_JOB ? triageNight(job, token) : processWindow(job, token));
     workers.push(
       new Worker(
         QUEUE_NAMES.export,
-        counted(async (job: Job, token?: string) => (job.name === PLAN_NIGHTLY_JOB ? planNightly(job) : processWindow(job, token))),
+        counted(async (job: Job, token?: string) => exportJob(job, token)),
         { ...common('export'), concurrency: config.export.concurrency },
       ),
     );

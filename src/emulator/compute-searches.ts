@@ -32,7 +32,8 @@ export function computeSearches(seed: number, projectId: string, fromMs: number,
     const k = hash2(key, i + 100);
     const draw = (n: number) => unitFloat(hash2(k, n));
     const hits = Math.max(1, Math.round(top * (i + 1) ** -0.8 * Math.exp((draw(1) - 0.5) * 0.6)));
-    const clicked = draw(2) >= 0.2;
+    // Some of a project's terms find nothing anyone clicks, in every window: search gaps to triage.
+    const clicked = !gapTerm(projectKey, i) && draw(2) >= 0.2;
     rows.push({
       searchQuery: term(words, i),
       hits,
@@ -42,6 +43,11 @@ export function computeSearches(seed: number, projectId: string, fromMs: number,
     });
   }
   return rows.sort((a, b) => b.hits - a.hits || (a.searchQuery < b.searchQuery ? -1 : a.searchQuery > b.searchQuery ? 1 : 0));
+}
+
+/** Whether term number `i` of the project is never clicked (about one in twelve, not among the top three). */
+function gapTerm(projectKey: number, i: number): boolean {
+  return i >= 3 && unitFloat(hash2(projectKey ^ 0x6a9, i)) < 1 / 12;
 }
 
 /** Term number `i`: a word, a word with a suffix, then numbered (unique for any count). */

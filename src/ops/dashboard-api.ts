@@ -15,6 +15,7 @@ import { checkRedisPersistence } from '../queue/redis-persistence.js';
 import { readInstallation } from './installation-reads.js';
 import type { OpsSource } from './ops-source.js';
 import { promptBatches } from './prompt-batch-reads.js';
+import { triageFixes } from './fixes-reads.js';
 import { exportRuns } from './run-reads.js';
 import { dailyVisitors, exportedWindows, listProjects, topPages, windowTotals } from './visitor-reads.js';
 import { openReader, type WarehouseReader } from './warehouse-reader.js';
@@ -100,6 +101,13 @@ export function registerDashboardApi(app: FastifyInstance, source: OpsSource): v
     const limit = integerParam(request.query, 'limit', 20, 1, 500);
     const wh = await reader();
     return { batches: await promptBatches(wh, { limit }) };
+  });
+
+  app.get<{ Querystring: Query }>('/api/fixes', async (request) => {
+    const projectId = project(request.query);
+    const effectDays = integerParam(request.query, 'effectDays', 14, 1, 90);
+    const wh = await reader();
+    return { project: projectId, effectDays, fixes: await triageFixes(wh, { projectId, effectDays }) };
   });
 
   app.get<{ Querystring: Query }>('/api/freshness', async (request) => {

@@ -14,6 +14,7 @@ const ASSETS: Record<string, string> = {
   'charts.js': 'text/javascript; charset=utf-8',
   'split-chart.js': 'text/javascript; charset=utf-8',
   'format.js': 'text/javascript; charset=utf-8',
+  'fixes.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 };
 

@@ -38,3 +38,5 @@ export type { StepOutcome } from './step-outcome.js';
 export { PromptStore } from './prompt-store.js';
 export type { PromptRecord } from './prompt-record.js';
 export { allDelivered, failureLine, formatBatchReport, progressLine } from './format-batch.js';
+export { promptsFromQueryRows, MAX_KEY_LENGTH, type QueryPrompts } from './query-rows.js';
+export { dedupeKeys, type KeyDedupe, type KeyLedgerEntry, type SkippedRow } from './dedupe-keys.js';

@@ -34,6 +34,9 @@ export function toPromptEvent(record: PromptRecord): PromptEvent {
     sentBy: record.sentBy ?? null,
     // What the send is judged against later, also after a recovery from the ledger.
     seenBefore: record.status === 'sending' && record.before ? JSON.stringify(record.before) : '',
+    key: record.key ?? '',
+    // Like the text: the items behind it go with its `queued` events.
+    sources: record.status === 'queued' ? record.sources : [],
     // The text goes to the ledger once per send attempt, not with every change.
     prompt: record.status === 'queued' ? record.prompt : '',
   };

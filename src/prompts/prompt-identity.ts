@@ -25,10 +25,16 @@ function sha256Hex(parts: readonly string[]): string {
   return hash.digest('hex');
 }
 
-/** The identities of a file's rows, in input order (repeated rows count their occurrences). */
+/**
+ * The identities of a file's rows, in input order (repeated rows count their occurrences). A row
+ * with a `key` (a query's row) is its project and key: the same key is the same prompt whatever
+ * its text, and whether it is sent again is the dedupe window's decision (dedupe-keys.ts), not
+ * the ledger takeover's.
+ */
 export function promptIdentities(rows: readonly PromptInput[]): string[] {
   const seen = new Map<string, number>();
   return rows.map((row) => {
+    if (row.key !== undefined) return sha256Hex(['key/1', row.projectId, row.key]).slice(0, 32);
     const parts = [row.projectId, target(row), row.prompt];
     const key = sha256Hex(parts);
     const occurrence = (seen.get(key) ?? 0) + 1;

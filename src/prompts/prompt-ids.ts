@@ -21,6 +21,7 @@ function sha256Hex(parts: readonly string[]): string {
 function rowParts(p: PromptInput): string[] {
   const parts = [p.projectId, p.jobId ?? '\u0000create', p.prompt];
   if (p.chain !== undefined) parts.push(`\u0000chain:${p.chain}`);
+  if (p.key !== undefined) parts.push(`\u0000key:${p.key}`);
   return parts;
 }
 

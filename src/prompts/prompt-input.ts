@@ -14,6 +14,13 @@ export interface PromptInput {
   prompt: string;
   /** Rows sharing this key (scoped to the file) run in order on one agent job. */
   chain?: string;
+  /**
+   * The row's own identity, given by a query's row (`prompts send --from-query`, triage recipes):
+   * a later row with the same key is not sent again within the dedupe window. Files have none.
+   */
+  key?: string;
+  /** Ids of the reader input behind a triage row (feedback ids, …), kept for lineage (`triage_items`). */
+  sources?: readonly string[];
 }
 
 /** A good line of a prompt file, with where it came from. */

@@ -88,6 +88,10 @@ export interface PromptRecord {
   claim: string | undefined;
   /** The earlier batch whose send of this same row the ledger showed: this prompt was not sent again. */
   sentBy: string | undefined;
+  /** The row's key (a query row's own identity, prompt-input.ts); undefined for file rows. */
+  key: string | undefined;
+  /** Ids of the reader input behind it (triage rows); [] for others. */
+  sources: string[];
 }
 
 /** Hash field names of the record (what the Lua scripts read and write). */
@@ -128,6 +132,8 @@ export const F = {
   failures: 'failures',
   claim: 'claim',
   sentBy: 'sentBy',
+  key: 'key',
+  sources: 'sources',
 } as const;
 
 export type RecordField = (typeof F)[keyof typeof F];
@@ -153,6 +159,17 @@ function snapshot(value: string | undefined): JobSnapshot | undefined {
     return status ? { status, prLink: typeof parsed.prLink === 'string' ? parsed.prLink : null, archivedAt: archivedAtOf(parsed.archivedAt) } : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** A JSON list of strings ([] when absent or not one). */
+function stringList(value: string | undefined): string[] {
+  if (!value) return [];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
   }
 }
 
@@ -201,6 +218,8 @@ export function decodeRecord(promptId: string, hash: Record<string, string>): Pr
     failures: int(hash[F.failures]),
     claim: hash[F.claim] || undefined,
     sentBy: hash[F.sentBy] || undefined,
+    key: hash[F.key] || undefined,
+    sources: stringList(hash[F.sources]),
   };
 }
 

@@ -86,6 +86,8 @@ function newPromptFields(batchId: string, p: NewPrompt): string[] {
     ...(p.chain === undefined ? {} : { [F.chain]: p.chain }),
     ...(p.chainHead === undefined ? {} : { [F.chainHead]: p.chainHead }),
     ...(p.next === undefined ? {} : { [F.next]: p.next }),
+    ...(p.key === undefined ? {} : { [F.key]: p.key }),
+    ...(p.sources?.length ? { [F.sources]: JSON.stringify(p.sources) } : {}),
     [F.status]: 'queued',
     [F.version]: '1',
     [F.attempt]: '0',

@@ -47,6 +47,8 @@ export async function rebuildBatch(ctx: PromptContext, batchId: string): Promise
       position: e.position,
       promptId: e.promptId,
       identity: e.identity || identities[i]!,
+      // A keyed row stays keyed: its ledger takeover is its own batch's only (reconcile-ledger.ts).
+      ...(e.key ? { key: e.key } : {}),
       chainHead: e.chain === null ? undefined : head.promptId,
       next: nextOf.get(e.promptId),
       lane: jobId === undefined ? chainLaneId(batchId, e.chain ?? `#${head.position}`) : jobLaneId(e.projectId, jobId),

@@ -9,6 +9,8 @@
  * - `polling` with its job known: polled to its outcome;
  * - `ambiguous` of a message: observed on its job again; of a create: as `sending`;
  * - a final status: final, as recorded (a chain that stopped there stops here too).
+ * A keyed row (a query's, prompt-input.ts) is matched only with its own batch's entries too: its
+ * key was checked against the ledger's sends when it was submitted (dedupe-keys.ts).
  * A prompt of a forced batch (`--force`, the explicit choice to send again) is matched only with
  * its own ledger entries, not with other batches' rows. A resent prompt (attempt > 0) is never
  * looked up: the resend is an explicit choice too.
@@ -58,7 +60,9 @@ export async function reconcileWithLedger(ctx: PromptContext, meta: Pick<BatchMe
   for (const record of [...records].sort((a, b) => a.position - b.position)) {
     if (!isUntouched(record)) continue;
     const mine = own.get(record.promptId);
-    const others = meta.forced || !record.identity ? [] : (byIdentity.get(record.identity) ?? []).filter((e) => e !== mine);
+    // A keyed row is matched with its own entries only: the dedupe window at submit decided that
+    // it goes (sent long ago, or never sent), which a takeover of the old state would undo.
+    const others = meta.forced || !record.identity || record.key !== undefined ? [] : (byIdentity.get(record.identity) ?? []).filter((e) => e !== mine);
     const known = best([...(mine ? [mine] : []), ...others]);
     const stop = record.chainHead ? stopped.get(record.chainHead) : undefined;
     let adoption: Adoption | undefined;

@@ -30,6 +30,11 @@ export interface SubmitOptions {
   source?: string;
   /** Prompts without `jobId` may create agent jobs (a create cannot be undone). @default false */
   allowCreate?: boolean;
+  /**
+   * Names a new batch for the same rows without `force`'s meaning (the ledger takeover still
+   * applies): keyed rows whose earlier sends the dedupe window let go (dedupe-keys.ts). @default none
+   */
+  salt?: string;
 }
 
 export interface SubmittedBatch {
@@ -52,7 +57,7 @@ export async function submitBatch(
   const plan = planChains(prompts, { allowCreate: options.allowCreate });
   const [problem] = plan.problems;
   if (problem) throw new UsageError(`prompt ${problem.index + 1}: ${problem.reason}`);
-  const batchId = batchIdFor(prompts, options.force ? newBatchSalt() : undefined);
+  const batchId = batchIdFor(prompts, options.force ? newBatchSalt() : options.salt);
   const ids = prompts.map((p, position) => promptIdFor(batchId, position, p));
   const identities = promptIdentities(plan.prompts);
   // A chain's rows point to the next one (a step that does not complete stops or holds the rest).
@@ -74,6 +79,8 @@ export async function submitBatch(
       prompt: p.prompt,
       kind: p.kind,
       chain: p.chain,
+      ...(p.key === undefined ? {} : { key: p.key }),
+      ...(p.sources?.length ? { sources: p.sources } : {}),
       line: p.line,
       position,
       promptId: ids[position]!,

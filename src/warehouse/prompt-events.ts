@@ -62,6 +62,10 @@ export interface PromptEvent {
   attempt?: number;
   /** On a `sending` mark: the agent job as last observed before the send (JSON). @default '' */
   seenBefore?: string;
+  /** The row's key (query rows; prompt-input.ts), '' for file rows. @default '' */
+  key?: string;
+  /** Ids of the reader input behind a triage prompt (on `queued` events). @default [] */
+  sources?: readonly string[];
 }
 
 /** One prompt's latest state, as the `prompt_outcomes` view shows it. */
@@ -111,6 +115,8 @@ export async function insertPromptEvents(wh: Warehouse, events: readonly PromptE
       attempt: event.attempt ?? 0,
       sent_by: event.sentBy ?? '',
       seen_before: event.seenBefore ?? '',
+      key: event.key ?? '',
+      sources: [...(event.sources ?? [])],
     })),
   );
 }

@@ -40,6 +40,8 @@ export interface LedgerEntry {
   sentBy: string;
   /** The agent job as last observed before the latest send (JSON of status, prLink, archivedAt); '' when unknown. */
   seenBefore: string;
+  /** The row's key (query rows), '' for file rows. */
+  key: string;
 }
 
 export interface LedgerQuery {
@@ -74,6 +76,7 @@ interface Row {
   l_recorded_at: number | string;
   l_sent_by: string;
   l_seen_before: string;
+  l_key: string;
 }
 
 /** Latest ledger state of the prompts the query names; none when it names nothing. */
@@ -111,7 +114,8 @@ export async function readPromptLedger(wh: Warehouse, query: LedgerQuery): Promi
        argMax(attempt, ${order}) AS l_attempt,
        toUnixTimestamp64Milli(max(recorded_at)) AS l_recorded_at,
        argMax(sent_by, ${order}) AS l_sent_by,
-       argMaxIf(seen_before, ${order}, seen_before != '') AS l_seen_before
+       argMaxIf(seen_before, ${order}, seen_before != '') AS l_seen_before,
+       max(key) AS l_key
      FROM ${tableName(wh, 'prompt_events')}
      WHERE ${filters.join(' OR ')}
      GROUP BY batch_id, prompt_id
@@ -142,6 +146,7 @@ export async function readPromptLedger(wh: Warehouse, query: LedgerQuery): Promi
     recordedAtMs: Number(r.l_recorded_at),
     sentBy: r.l_sent_by,
     seenBefore: r.l_seen_before,
+    key: r.l_key,
   }));
 }
 

@@ -88,8 +88,9 @@ describe('commands load only what they use', () => {
   it("commander's usage errors read as mintpipe's own: one line naming the command, its suggestion kept", async () => {
     const typo = await traced(['export', '--grian', 'day']);
     expect([typo.code, typo.stderr]).toEqual([2, "mintpipe export: unknown option '--grian' (Did you mean --grain?)\n"]);
-    const missing = await traced(['prompts', 'send']);
-    expect([missing.code, missing.stderr]).toEqual([2, "mintpipe prompts send: missing required argument 'file'\n"]);
+    // (prompts send's file is optional since --from-query: status's batch is required.)
+    const missing = await traced(['prompts', 'status']);
+    expect([missing.code, missing.stderr]).toEqual([2, "mintpipe prompts status: missing required argument 'batch'\n"]);
   });
 
   it('a refused flag value exits 2 with one line, having loaded commander and no other package', async () => {

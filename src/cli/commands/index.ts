@@ -13,8 +13,9 @@ import { register as promptsCommand } from './prompts.js';
 import { register as queryCommand } from './query.js';
 import { register as startCommand } from './start.js';
 import { register as statusCommand } from './status.js';
+import { register as triageCommand } from './triage.js';
 import { register as workerCommand } from './worker.js';
 
 export type RegisterCommand = (program: Command) => void;
 
-export const commands: RegisterCommand[] = [startCommand, exportCommand, planCommand, promptsCommand, workerCommand, queryCommand, statusCommand, emulatorCommand, dashboardCommand];
+export const commands: RegisterCommand[] = [startCommand, exportCommand, planCommand, promptsCommand, workerCommand, queryCommand, statusCommand, emulatorCommand, dashboardCommand, triageCommand];

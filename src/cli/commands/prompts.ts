@@ -17,6 +17,7 @@ import type { ResendResult } from '../../prompts/resend-ambiguous.js';
 import type { WaitOptions } from '../../prompts/wait-for-batch.js';
 import { isBatchId } from '../../prompts/batch-id-format.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
+import type { FromQueryFlags } from '../prompts-from-query.js';
 import type { Runtime } from '../runtime.js';
 import { onStopSignal } from '../stop-signals.js';
 
@@ -40,13 +41,22 @@ export function register(program: Command): void {
   prompts
     .command('send')
     .description('enqueue a JSONL or CSV file of prompts (projectId, prompt; jobId, chain) as a batch')
-    .argument('<file>', 'prompt file: .jsonl (one object per line) or .csv (header projectId,jobId,prompt[,chain])')
+    .argument('[file]', 'prompt file: .jsonl (one object per line) or .csv (header projectId,jobId,prompt[,chain])')
+    .option('--from-query <sql>', 'prompt rows from one read-only query (columns projectId, prompt; jobId, chain, key)')
+    .option('--from-query-file <file>', 'the same, the query read from a file')
+    .option('--dedupe-days <n>', 'with a query: a row whose key was sent within this many days is not sent again', '14')
+    .option('--dry-run', 'with a query: print the batch that would be sent, send nothing')
     .option('--wait', 'follow the batch to the end; exit 0 only when every prompt was delivered and its outcome observed')
     .option('--format <format>', 'output: text or json', 'text')
     .option('--force', 'submit as a new batch even when this file was submitted before')
     .option('--allow-create', 'a row without jobId starts a new agent job (a create cannot be undone); rows sharing its chain follow up on that job')
-    .action(async (file: string, flags: SendFlags) => {
-      process.exitCode = await runSend(file, flags);
+    .action(async (file: string | undefined, flags: SendFlags & FromQueryFlags) => {
+      checkFormat(flags.format);
+      const fromQuery = flags.fromQuery !== undefined || flags.fromQueryFile !== undefined;
+      if (fromQuery === (file !== undefined)) throw new UsageError('prompts send: give a prompt file or --from-query/--from-query-file (one of them)');
+      if (!fromQuery && flags.dryRun) throw new UsageError('prompts send: --dry-run goes with --from-query (a file is printed by reading it)');
+      // A query's rows: their own module (cli/prompts-from-query.ts).
+      process.exitCode = fromQuery ? await (await import('../prompts-from-query.js')).runSendFromQuery(flags) : await runSend(file!, flags);
     });
   prompts
     .command('status')

@@ -3,6 +3,7 @@
 
 import { renderDailyChart } from './charts.js';
 import { renderSplitChart } from './split-chart.js';
+import { loadFixes } from './fixes.js';
 import {
   el,
   emptyState,
@@ -473,7 +474,7 @@ async function loadBatches() {
 
 async function loadProjectPanels() {
   writeHash();
-  await Promise.all([loadDaily(), loadWindows(), loadSplits(), loadFreshness()]);
+  await Promise.all([loadDaily(), loadWindows(), loadSplits(), loadFreshness(), loadFixes(api, state.project, $('fixes'))]);
 }
 
 async function loadAll() {

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyticsTruth, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { runCli } from '../support/run-cli.js';
+import { TEST_API_KEY } from '../support/prompts-stack.js';
+
+const OPTIONS: EmulatorOptions = { seed: 7, agentTimeMs: 50 };
+const PROJECT = 'tri';
+const DAY_MS = 86_400_000;
+let emulator: RunningEmulator;
+let env: Record<string, string>;
+/** The exported day windows: the last three whole days. */
+const days = [3, 2, 1].map((back) => {
+  const from = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - back * DAY_MS);
+  return [from.toISOString().slice(0, 10), new Date(from.getTime() + DAY_MS).toISOString().slice(0, 10)] as const;
+});
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, ...OPTIONS });
+  const dir = mkdtempSync(join(tmpdir(), 'mintpipe-triage-'));
+  env = {
+    REDIS_URL: process.env.REDIS_URL!,
+    MINTLIFY_API_URL: emulator.url,
+    MINTLIFY_API_KEY: TEST_API_KEY,
+    MINTPIPE_QUEUE_PREFIX: `ttri${randomBytes(4).toString('hex')}`,
+    MINTPIPE_DATA_DIR: join(dir, 'data'),
+    MINTPIPE_ANALYTICS_RATE: 'off',
+    MINTPIPE_MESSAGE_RATE: 'off',
+    MINTPIPE_POLL_INITIAL: '30ms',
+    MINTPIPE_POLL_SETTLE: '200ms',
+    MINTPIPE_POLL_MAX: '200ms',
+    LOG_LEVEL: 'warn',
+  };
+  const exported = await runCli(['export', '--project', PROJECT, '--from', days[0]![0], '--to', days[2]![1], '--dataset', 'feedback,views,assistant,searches', '--wait'], env, 180_000);
+  expect(exported.code, exported.stderr).toBe(0);
+}, 240_000);
+
+afterAll(async () => {
+  await emulator?.close();
+});
+
+const normalised = (text: string) => text.toLowerCase().trim().replace(/\s+/g, ' ');
+
+/** Per the emulator's own data: pages with at least 3 commented not-helpful items, with their ids and comments. */
+function expectedHotspots(): Map<string, Map<string, string>> {
+  const byPage = new Map<string, Map<string, string>>();
+  for (const [from, to] of days) {
+    for (const item of analyticsTruth(OPTIONS, 'feedback', PROJECT, from, to).items) {
+      const notHelpful = (item.source === 'contextual' && item.helpful === false) || item.source === 'code_snippet';
+      if (!notHelpful || !item.comment?.trim()) continue;
+      byPage.set(item.path, (byPage.get(item.path) ?? new Map()).set(item.id, item.comment));
+    }
+  }
+  return new Map([...byPage].filter(([, items]) => items.size >= 3));
+}
+
+/** Per the emulator: groups of at least 2 clarifying or sourceless turns by normalised query. */
+function expectedQuestions(): Map<string, Set<string>> {
+  const groups = new Map<string, Set<string>>();
+  for (const [from, to] of days) {
+    for (const row of analyticsTruth(OPTIONS, 'assistant', PROJECT, from, to).items) {
+      if (row.responseType !== 'clarifying_question' && row.sources.length > 0) continue;
+      const key = normalised(row.query);
+      groups.set(key, (groups.get(key) ?? new Set()).add(row.id));
+    }
+  }
+  return new Map([...groups].filter(([, ids]) => ids.size >= 2));
+}
+
+/** Per the emulator: normalised terms searched at least 3 times with no click in any window. */
+function expectedSearchGaps(): Set<string> {
+  const terms = new Map<string, { hits: number; clicked: boolean }>();
+  for (const [from, to] of days) {
+    for (const row of analyticsTruth(OPTIONS, 'searches', PROJECT, from, to).items) {
+      const t = terms.get(normalised(row.searchQuery)) ?? { hits: 0, clicked: false };
+      terms.set(normalised(row.searchQuery), { hits: t.hits + Math.round(row.hits), clicked: t.clicked || row.ctr > 0 || row.topClickedPage !== null });
+    }
+  }
+  return new Set([...terms].filter(([, t]) => !t.clicked && t.hits >= 3).map(([term]) => term));
+}
+
+const created = () => emulator.creates.filter((c) => c.projectId === PROJECT).map((c) => c.prompt);
+
+/** The quoted lines of a prompt (between its reader-input fence), without their numbers and ids. */
+function quoted(prompt: string): string[] {
+  const block = /```reader-input\n([\s\S]*?)\n```/.exec(prompt)?.[1] ?? '';
+  return block.split('\n').map((line) => line.replace(/^\d+\. \[[^\]]*\] /, ''));
+}
+
+describe('triage recipes end to end (export → triage → agent jobs → outcomes → triage_items)', () => {
+  it('feedback-hotspots: a dry run sends nothing; a run creates one job per hotspot page quoting only its comments, fenced; a second run creates none; triage_items links every complaint', async () => {
+    const hotspots = expectedHotspots();
+    expect(hotspots.size).toBeGreaterThan(0);
+    const dry = await runCli(['triage', 'run', 'feedback-hotspots', '--project', PROJECT, '--max-jobs', '100', '--dry-run'], env);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`dry run: ${hotspots.size} prompt(s) would be sent`);
+    expect(created()).toEqual([]);
+
+    const refused = await runCli(['triage', 'run', 'feedback-hotspots', '--project', PROJECT], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--allow-create');
+
+    const run = await runCli(['triage', 'run', 'feedback-hotspots', '--project', PROJECT, '--max-jobs', '100', '--allow-create', '--wait'], env, 120_000);
+    expect(run.code, run.stderr).toBe(0);
+    const prompts = created();
+    expect(prompts).toHaveLength(hotspots.size);
+    const pages = prompts.map((p) => /documentation page (\S+) \(project/.exec(p)?.[1]);
+    expect(new Set(pages)).toEqual(new Set(hotspots.keys()));
+    for (const prompt of prompts) {
+      const page = /documentation page (\S+) \(project/.exec(prompt)![1]!;
+      const comments = new Set([...hotspots.get(page)!.values()].map((c) => c.replace(/\s+/g, ' ').trim()));
+      const lines = quoted(prompt);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.length).toBeLessThanOrEqual(8);
+      for (const line of lines) expect(comments).toContain(line);
+      expect(prompt.match(/```/g)).toHaveLength(2);
+      expect(prompt).not.toMatch(/@example\.com/);
+      expect(prompt).not.toContain(TEST_API_KEY);
+    }
+
+    const again = await runCli(['triage', 'run', 'feedback-hotspots', '--project', PROJECT, '--max-jobs', '100', '--allow-create', '--wait'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`nothing to send (${hotspots.size} row(s) already sent`);
+    expect(created()).toHaveLength(hotspots.size);
+
+    const items = await runCli(['query', "SELECT subject, item_id, status, pr_link, job_id FROM triage_items WHERE recipe = 'feedback-hotspots' ORDER BY subject, item_id", '--format', 'json'], env);
+    expect(items.code, items.stderr).toBe(0);
+    const rows = JSON.parse(items.stdout) as Array<{ subject: string; item_id: string; status: string; pr_link: string | null; job_id: string }>;
+    const want = [...hotspots].flatMap(([page, ids]) => [...ids.keys()].map((id) => `${page} ${id}`)).sort();
+    expect(rows.map((r) => `${r.subject} ${r.item_id}`).sort()).toEqual(want);
+    for (const r of rows) expect(['completed', 'failed']).toContain(r.status);
+    expect(rows.every((r) => r.job_id !== '')).toBe(true);
+  });
+
+  it('unanswered-questions and search-gaps create one job per expected group, capped by --max-jobs by impact', async () => {
+    const questions = expectedQuestions();
+    expect(questions.size).toBeGreaterThan(1);
+    const before = created().length;
+    const run = await runCli(['triage', 'run', 'unanswered-questions', '--project', PROJECT, '--max-jobs', '100', '--allow-create', '--wait'], env, 120_000);
+    expect(run.code, run.stderr).toBe(0);
+    const asked = created().slice(before);
+    expect(new Set(asked.map((p) => quoted(p)[0]).map((q) => normalised(q!)))).toEqual(new Set(questions.keys()));
+
+    const gaps = expectedSearchGaps();
+    expect(gaps.size).toBeGreaterThan(1);
+    const capped = await runCli(['triage', 'run', 'search-gaps', '--project', PROJECT, '--max-jobs', '1', '--dry-run', '--format', 'json'], env);
+    expect(capped.code, capped.stderr).toBe(0);
+    expect((JSON.parse(capped.stdout) as { prompts: unknown[] }).prompts).toHaveLength(1);
+    const mid = created().length;
+    const searched = await runCli(['triage', 'run', 'search-gaps', '--project', PROJECT, '--max-jobs', '100', '--allow-create', '--wait'], env, 120_000);
+    expect(searched.code, searched.stderr).toBe(0);
+    expect(new Set(created().slice(mid).map((p) => normalised(quoted(p)[0]!)))).toEqual(gaps);
+  });
+});
