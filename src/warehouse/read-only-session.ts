@@ -155,6 +155,9 @@ async function openServer(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlyS
   // could be changed. A server also drops a read-only query whose HTTP client went away.
   const settings = {
     ...limitSettings(limits),
+    // 64-bit integers as JSON numbers, as the embedded engine gives them: a server quotes them by
+    // default (before 25.8, and wherever its profile says so), which made counts strings.
+    output_format_json_quote_64bit_integers: 0,
     log_comment: queryId,
     cancel_http_readonly_queries_on_client_close: 1,
     readonly: '1',

@@ -18,9 +18,10 @@ import {
 } from '../../src/warehouse/index.js';
 import { DEFAULT_QUERY_LIMITS } from '../../src/warehouse/query-limits.js';
 import { openReadOnlySession } from '../../src/warehouse/read-only-session.js';
+import { testDatabase, warehouseOptions } from '../support/engine.js';
 import { rejection, until } from '../support/wait.js';
 
-const database = 'mintpipe_query_test';
+const database = testDatabase('mintpipe_query_test');
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-query-'));
 const outfile = join(dataDir, 'escaped.txt');
 let wh: Warehouse;
@@ -48,7 +49,7 @@ async function runawaysOnEngine(marker: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  wh = await openWarehouse({ database, dataDir });
+  wh = await openWarehouse({ ...warehouseOptions({ database, dataDir }), database });
   await wh.client.command({ query: `CREATE TABLE ${database}.t (x UInt8) ENGINE = MergeTree ORDER BY x` });
   await wh.client.command({ query: `INSERT INTO ${database}.t VALUES (1), (2), (3)` });
   listener = createServer((_req, res) => {

@@ -218,9 +218,10 @@ async function execute(req: IncomingMessage, res: ServerResponse, url: URL): Pro
   res.on('close', onClose);
   try {
     const database = url.searchParams.get('database');
-    await session.queryAsync([...(fresh ? SERVER_DEFAULTS : []), ...(database ? [`USE ${database}`] : []), ...statements].join('; '), { format: 'TSV' });
-    const result: ChdbResult =
-      params.size > 0 ? await session.queryBindAsync(statement, bindings(statement, params), { format }) : await session.queryAsync(statement, { format });
+    // One engine call: the settings' SETs print nothing, so the output is the statement's.
+    const prefix = [...(fresh ? SERVER_DEFAULTS : []), ...(database ? [`USE ${database}`] : []), ...statements].map((s) => `${s}; `).join('');
+    const sql = `${prefix}${statement}`;
+    const result: ChdbResult = params.size > 0 ? await session.queryBindAsync(sql, bindings(statement, params), { format }) : await session.queryAsync(sql, { format });
     const summary = {
       read_rows: String(result.rowsRead),
       read_bytes: String(result.bytesRead),
