@@ -153,10 +153,13 @@ async function openServer(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlyS
   const queryId = `mintpipe-query-${randomUUID()}`;
   // readonly last: the server applies a request's settings in order, and after readonly=1 none
   // could be changed. A server also drops a read-only query whose HTTP client went away.
+  // 64-bit integers as JSON numbers, as the embedded engine gives them: a server quotes them by
+  // default (before 25.8, and wherever its profile says so), which made counts strings.
+  const gateSettings = { output_format_json_quote_64bit_integers: 0, readonly: '1' } as ClickHouseSettings;
+  // The limits are the user query's: the gate's own reads (system.functions costs more on a
+  // server than embedded) must not be stopped by a short --timeout.
   const settings = {
     ...limitSettings(limits),
-    // 64-bit integers as JSON numbers, as the embedded engine gives them: a server quotes them by
-    // default (before 25.8, and wherever its profile says so), which made counts strings.
     output_format_json_quote_64bit_integers: 0,
     log_comment: queryId,
     cancel_http_readonly_queries_on_client_close: 1,
@@ -167,8 +170,9 @@ async function openServer(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlyS
   const rows = async (
     query: string,
     extra: { query_params?: Record<string, string>; query_id?: string; abort_signal?: AbortSignal } = {},
+    use: ClickHouseSettings = gateSettings,
   ): Promise<EngineRows> => {
-    const result = await wh.client.exec({ query, clickhouse_settings: { default_format: 'JSONCompact', ...settings }, ...extra });
+    const result = await wh.client.exec({ query, clickhouse_settings: { default_format: 'JSONCompact', ...use }, ...extra });
     const chunks: Buffer[] = [];
     for await (const chunk of result.stream) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -184,7 +188,7 @@ async function openServer(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlyS
     async catalog() {
       return toCatalog(wh.database, await rows(SERVER_CATALOG_SQL, { query_params: { db: wh.database } }));
     },
-    run: (statement, signal) => rows(statement, { query_id: queryId, abort_signal: signal }),
+    run: (statement, signal) => rows(statement, { query_id: queryId, abort_signal: signal }, settings),
     async stop() {
       await wh.client.command({ query: `KILL QUERY WHERE query_id = '${queryId}' ASYNC` });
     },

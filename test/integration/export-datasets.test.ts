@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toWellFormed } from '../../src/api/repair-text.js';
 import type { DatasetName } from '../../src/datasets/index.js';
 import { openExportStack, type ExportStack } from '../support/export-stack.js';
+import { itEmbeddedOnly } from '../support/engine.js';
 
 const PROJECT = 'every-dataset';
 let stack: ExportStack;
@@ -145,13 +146,13 @@ describe('every analytics dataset', () => {
     expect(stack.emulator.counters.faults.status + stack.emulator.counters.faults.reset).toBeGreaterThan(0);
   });
 
-  it('loads a whole range as one window of every dataset (not a sum of days)', async () => {
+  itEmbeddedOnly('loads a whole range as one window of every dataset (not a sum of days)', async () => {
     const w = { dateFrom: '2026-10-03', dateTo: '2026-10-10' };
     await exportAll(w, ALL);
     await expectWindowExact(w);
   });
 
-  it('spends the fewest requests at each endpoint’s largest limit: one per page, one per single call, one per thread', async () => {
+  itEmbeddedOnly('spends the fewest requests at each endpoint’s largest limit: one per page, one per single call, one per thread', async () => {
     const w = { dateFrom: '2026-10-12', dateTo: '2026-10-13' };
     const before = Object.fromEntries(ALL.map((d) => [d, stack.emulator.counters.routes[d].requests]));
     await exportAll(w, ALL);

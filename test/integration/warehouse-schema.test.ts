@@ -13,7 +13,7 @@ import {
   type Warehouse,
 } from '../../src/warehouse/index.js';
 import { PARTS_CLEANUP_SETTINGS } from '../../src/warehouse/migration-004-parts-cleanup.js';
-import { engineName, warehouseOptions } from '../support/engine.js';
+import { engineName, itEmbeddedOnly, warehouseOptions } from '../support/engine.js';
 
 // One embedded data directory per test file: the engine binds a process to one directory.
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-schema-'));
@@ -81,7 +81,7 @@ describe('warehouse schema', () => {
     expect(without.map((t) => t.name)).toEqual([]);
   });
 
-  it('with those settings, the engine deletes the parts a merge replaced within seconds', async () => {
+  itEmbeddedOnly('with those settings, the engine deletes the parts a merge replaced within seconds', async () => {
     const table = `${wh.database}.cleanup_probe`;
     await wh.client.command({ query: `CREATE TABLE ${table} (x UInt32) ENGINE = MergeTree ORDER BY x SETTINGS ${PARTS_CLEANUP_SETTINGS}` });
     for (let i = 0; i < 5; i++) await wh.client.command({ query: `INSERT INTO ${table} VALUES (${i})` });

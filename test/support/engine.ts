@@ -4,7 +4,7 @@
  * of its own. Shared test bodies ask here instead of naming an engine.
  */
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
+import { describe, inject, it } from 'vitest';
 import type { OpenWarehouseOptions } from '../../src/warehouse/index.js';
 
 /** The server's URL in the `server` project, undefined on the embedded engine. */
@@ -33,4 +33,17 @@ export function warehouseOptions<T extends Pick<OpenWarehouseOptions, 'database'
 export function engineEnv(database = 'mintpipe'): Record<string, string> {
   const url = serverUrl();
   return url ? { CLICKHOUSE_URL: url, CLICKHOUSE_DATABASE: testDatabase(database) } : {};
+}
+
+/**
+ * `it` for a test the server project leaves out: its SQL is already run there by another test, or
+ * it tests the embedded engine itself. (Defined only on the embedded engine, rather than skipped.)
+ */
+export function itEmbeddedOnly(name: string, fn: () => Promise<unknown> | unknown, timeout?: number): void {
+  if (!serverUrl()) it(name, async () => void (await fn()), timeout);
+}
+
+/** `describe` for tests the server project leaves out (see itEmbeddedOnly). */
+export function describeEmbeddedOnly(name: string, fn: () => void): void {
+  if (!serverUrl()) describe(name, fn);
 }
