@@ -2,7 +2,7 @@
  * ClickHouse's HTTP interface over the embedded engine, for tests of mintpipe's server path: the
  * parts `@clickhouse/client` uses, every statement executed for real by chDB on one data directory.
  *
- *   node --import tsx test/support/clickhouse-http-server.ts <dataDir> [user:password …]
+ *   node --import tsx test/support/clickhouse-http-server.ts <dataDir> [user:password[:readonly=N] …]
  *
  * prints the port it listens on (127.0.0.1) as one line, and serves until SIGTERM/SIGINT.
  *
@@ -27,7 +27,10 @@
  *   it), and with `cancel_http_readonly_queries_on_client_close=1` a read-only query whose client
  *   went away is stopped.
  * - credentials: with `user:password` arguments, a request without one of them (Basic auth,
- *   `X-ClickHouse-User`/`-Key`, or `user`/`password` parameters) fails with AUTHENTICATION_FAILED.
+ *   `X-ClickHouse-User`/`-Key`, or `user`/`password` parameters) fails with AUTHENTICATION_FAILED;
+ *   `user:password:readonly=N` gives that user a profile with `readonly` N, in force before the
+ *   request's own settings (so, as on a server, readonly=1 refuses every setting and readonly=2
+ *   refuses a change of `readonly`).
  *
  * What it does not emulate: users' grants, profiles and quotas (any valid user may do anything);
  * replication, clusters and distributed (`ON CLUSTER`) DDL; compression (a request body may be
@@ -82,7 +85,13 @@ if (!dataDir) {
   process.stderr.write('usage: clickhouse-http-server.ts <dataDir> [user:password …]\n');
   process.exit(2);
 }
-const users = new Map(process.argv.slice(3).map((pair) => [pair.slice(0, pair.indexOf(':')), pair.slice(pair.indexOf(':') + 1)]));
+/** name → password and the profile's settings (`readonly=N`). */
+const users = new Map(
+  process.argv.slice(3).map((spec) => {
+    const [name = '', password = '', ...profile] = spec.split(':');
+    return [name, { password, profile: profile.map((setting) => `SET ${setting}`) }] as const;
+  }),
+);
 /** Kept open while the server runs, so every per-request session is a cheap second one on the engine. */
 const root = new Session(dataDir);
 const sessions = new Map<string, { session: Session; busy: boolean }>();
@@ -132,8 +141,9 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return body.toString('utf8');
 }
 
-function authenticate(req: IncomingMessage, url: URL): void {
-  if (users.size === 0) return;
+/** The statements of the request's user's profile. */
+function authenticate(req: IncomingMessage, url: URL): string[] {
+  if (users.size === 0) return [];
   let user = url.searchParams.get('user') ?? (req.headers['x-clickhouse-user'] as string | undefined);
   let password = url.searchParams.get('password') ?? (req.headers['x-clickhouse-key'] as string | undefined) ?? '';
   const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
@@ -143,23 +153,22 @@ function authenticate(req: IncomingMessage, url: URL): void {
     password = decoded.slice(decoded.indexOf(':') + 1);
   }
   user ??= 'default';
-  if (users.get(user) !== password) {
+  const known = users.get(user);
+  if (known?.password !== password) {
     throw new HttpError(516, 'AUTHENTICATION_FAILED', `${user}: Authentication failed: password is incorrect, or there is no user with such name`);
   }
+  return known.profile;
 }
 
 /** The SET statements of the request's settings, `readonly` last (after it none could be set). */
-function settingStatements(url: URL, marker: string): { statements: string[]; readonly: boolean } {
+function settingStatements(url: URL): { statements: string[]; readonly: boolean } {
   const statements: string[] = [];
   let readonly: string | undefined;
-  let comment = false;
   for (const [name, value] of url.searchParams) {
     if (NOT_SETTINGS.has(name) || name.startsWith('param_')) continue;
     if (name === 'readonly') readonly = value;
     else statements.push(`SET ${name} = ${sqlString(value)}`);
-    comment ||= name === 'log_comment';
   }
-  if (!comment) statements.push(`SET log_comment = ${sqlString(marker)}`);
   if (readonly !== undefined) statements.push(`SET readonly = ${sqlString(readonly)}`);
   return { statements, readonly: readonly !== undefined && readonly !== '0' };
 }
@@ -197,7 +206,7 @@ function sessionFor(url: URL): { session: Session; fresh: boolean; done: () => v
 }
 
 async function execute(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-  authenticate(req, url);
+  const profile = authenticate(req, url);
   const body = await readBody(req);
   const inUrl = url.searchParams.get('query');
   const statement = rewriteKill(inUrl === null ? body : body === '' ? inUrl : `${inUrl}\n${body}`);
@@ -205,7 +214,7 @@ async function execute(req: IncomingMessage, res: ServerResponse, url: URL): Pro
   const queryId = url.searchParams.get('query_id') || randomUUID();
   if (running.has(queryId)) throw new HttpError(216, 'QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING', `Query with id = ${queryId} is already running`);
   const marker = `chdb-http:${queryId}`;
-  const { statements, readonly } = settingStatements(url, marker);
+  const { statements, readonly } = settingStatements(url);
   const comment = url.searchParams.get('log_comment');
   const params = new Map([...url.searchParams].filter(([name]) => name.startsWith('param_')).map(([name, value]) => [name.slice(6), value]));
   const format = url.searchParams.get('default_format') ?? 'TabSeparated';
@@ -219,7 +228,9 @@ async function execute(req: IncomingMessage, res: ServerResponse, url: URL): Pro
   try {
     const database = url.searchParams.get('database');
     // One engine call: the settings' SETs print nothing, so the output is the statement's.
-    const prefix = [...(fresh ? SERVER_DEFAULTS : []), ...(database ? [`USE ${database}`] : []), ...statements].map((s) => `${s}; `).join('');
+    // Server defaults and the marker (the server's own), the user's profile, then the request's settings.
+    const own = [...(fresh ? SERVER_DEFAULTS : []), ...(comment === null ? [`SET log_comment = ${sqlString(marker)}`] : [])];
+    const prefix = [...own, ...profile, ...(database ? [`USE ${database}`] : []), ...statements].map((s) => `${s}; `).join('');
     const sql = `${prefix}${statement}`;
     const result: ChdbResult = params.size > 0 ? await session.queryBindAsync(sql, bindings(statement, params), { format }) : await session.queryAsync(sql, { format });
     const summary = {
