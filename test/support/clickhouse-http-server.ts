@@ -39,6 +39,7 @@
  * timeouts (sessions live until the server stops); URL settings of a session request stay in
  * force on that session (a server applies them to the one request); a composite parameter
  * (Array, Map, Tuple) whose text has a backslash is refused (the engine's binding escapes it).
+ * Several statements in one request run (a server refuses them with code 62).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
