@@ -9,8 +9,13 @@ import type { OpenWarehouseOptions } from '../../src/warehouse/index.js';
 
 /** The server's URL in the `server` project, undefined on the embedded engine. */
 export function serverUrl(): string | undefined {
-  const url = inject('clickhouseUrl' as never) as string | undefined;
-  return url || undefined;
+  try {
+    const url = inject('clickhouseUrl' as never) as string | undefined;
+    return url || undefined;
+  } catch {
+    // Outside a test run (a benchmark using the test helpers): no server project.
+    return undefined;
+  }
 }
 
 export const engineName = (): 'server' | 'embedded' => (serverUrl() ? 'server' : 'embedded');
