@@ -19,7 +19,7 @@ const DATASETS: DatasetName[] = ['visitors', 'views', 'feedback', 'feedback-by-p
 const DAYS = ['2026-09-01', '2026-09-02', '2026-09-03', '2026-09-04', '2026-09-05'];
 const next = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
-async function backfill(redisUrl: string, clickhouseUrl: string, workers: number): Promise<{ ms: number; rows: number }> {
+async function backfill(redisUrl: string, clickhouseUrl: string, workers: number): Promise<{ ms: number; rows: number; failed: string[] }> {
   const emulator = await startEmulator({ port: 0, latencyMs: 20, pathsFor: () => 1500, itemsFor: (d) => (d === 'feedback-by-page' ? 80 : 1200) });
   const env = testEnv({
     REDIS_URL: redisUrl,
@@ -38,18 +38,20 @@ async function backfill(redisUrl: string, clickhouseUrl: string, workers: number
     const startedAt = Date.now();
     const enqueued = await enqueueWindows(queue, windows);
     let rows = 0;
+    const failed: string[] = [];
     for (const e of enqueued) {
       for (;;) {
         const job = await queue.getJob(e.jobId);
         const state = await job?.getState();
         if (state === 'completed' || state === 'failed') {
           rows += Number((job?.returnvalue as { rows?: number } | undefined)?.rows ?? 0);
+          if (state === 'failed') failed.push(`${e.jobId}: ${job?.failedReason ?? ''}`);
           break;
         }
         await new Promise((r) => setTimeout(r, 50));
       }
     }
-    return { ms: Date.now() - startedAt, rows };
+    return { ms: Date.now() - startedAt, rows, failed };
   } finally {
     for (const w of running) w.child.kill('SIGTERM');
     await Promise.all(running.map((w) => w.exited));
@@ -64,8 +66,9 @@ export async function scaleBench(redisUrl: string): Promise<string[]> {
   try {
     const lines = ['scale: 3 projects x 7 datasets x 5 days, one Redis, one ClickHouse over HTTP'];
     for (const workers of [1, 2, 3]) {
-      const { ms, rows } = await backfill(redisUrl, clickhouse.url, workers);
-      lines.push(`  ${workers} worker(s): ${(ms / 1000).toFixed(1)} s, ${rows} rows, ${Math.round(rows / (ms / 1000))} rows/s`);
+      const { ms, rows, failed } = await backfill(redisUrl, clickhouse.url, workers);
+      lines.push(`  ${workers} worker(s): ${(ms / 1000).toFixed(1)} s, ${rows} rows, ${Math.round(rows / (ms / 1000))} rows/s, ${failed.length} window(s) failed`);
+      for (const reason of failed) lines.push(`    failed ${reason}`);
     }
     return lines;
   } finally {
