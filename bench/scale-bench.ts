@@ -41,8 +41,9 @@ async function backfill(redisUrl: string, clickhouseUrl: string, workers: number
     const failed: string[] = [];
     for (const e of enqueued) {
       for (;;) {
+        // The state first, then the job: a job read before it finished has no return value yet.
+        const state = await queue.getJobState(e.jobId);
         const job = await queue.getJob(e.jobId);
-        const state = await job?.getState();
         if (state === 'completed' || state === 'failed') {
           rows += Number((job?.returnvalue as { rows?: number } | undefined)?.rows ?? 0);
           if (state === 'failed') failed.push(`${e.jobId}: ${job?.failedReason ?? ''}`);
