@@ -1,8 +1,24 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The tests that run a second time against a ClickHouse server over HTTP (the `server` project):
+ * those that execute distinct SQL — migrations, one export per pagination kind with a crash resume,
+ * the prompt ledger, the read-only query gate, status and dashboard reads.
+ */
+const SERVER_TESTS = [
+  'test/integration/warehouse-upgrade.test.ts',
+  'test/integration/warehouse-schema.test.ts',
+  'test/integration/export-datasets.test.ts',
+  'test/integration/export-crash.test.ts',
+  'test/integration/warehouse-prompts.test.ts',
+  'test/integration/prompts-redis-loss.test.ts',
+  'test/integration/warehouse-read-only-query.test.ts',
+  'test/integration/status-cli.test.ts',
+  'test/integration/dashboard-api.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-redis.ts'],
     // Each test file runs in its own process: the embedded ClickHouse engine binds a process to one
     // data directory, and BullMQ workers / child processes are easier to reason about that way.
@@ -13,5 +29,13 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
+    // `vitest run` runs both projects; `--project server` runs the server path alone.
+    projects: [
+      { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'server', include: SERVER_TESTS, globalSetup: ['test/support/global-clickhouse.ts'] },
+      },
+    ],
   },
 });

@@ -18,7 +18,7 @@ const SEES_NO_MUTANTS = [
   'test/integration/warehouse-lock.test.ts',
 ];
 
-export default mergeConfig(
+const config = mergeConfig(
   base,
   defineConfig({
     plugins: [
@@ -34,3 +34,6 @@ export default mergeConfig(
     test: { exclude: ['**/node_modules/**', ...SEES_NO_MUTANTS] },
   }),
 );
+// Mutants are judged on the embedded engine alone: the server project repeats the same test bodies.
+config.test = { ...config.test, projects: undefined, include: ['test/**/*.test.ts'] };
+export default config;

@@ -30,6 +30,11 @@ try {
     const { promptsBench } = await import('./prompts-bench.js');
     lines.push(...(await promptsBench(redisUrl)));
   }
+  // Only when asked for: it runs the same backfill three times.
+  if (only === 'scale') {
+    const { scaleBench } = await import('./scale-bench.js');
+    lines.push(...(await scaleBench(redisUrl)));
+  }
   process.stdout.write(`\n${lines.join('\n')}\n`);
 } finally {
   redis.kill('SIGTERM');

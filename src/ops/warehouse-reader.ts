@@ -23,7 +23,8 @@ export type GatewayQuery = (sql: string) => Promise<QueryResult | undefined>;
 /** Where to look for the running installation's gateway. */
 export interface ReaderSettings {
   dataDir: string;
-  clickhouse: { database: string };
+  /** With a server `url`, every process reads the server itself: no gateway is asked. */
+  clickhouse: { database: string; url?: string };
 }
 
 export function directReader(wh: Warehouse): WarehouseReader {
@@ -120,10 +121,12 @@ export interface WarehouseOpener {
 /**
  * A reader of the warehouse: through the running installation's gateway when another live process
  * serves one for this data dir (it holds the embedded engine; opening it here would only wait for
- * it), otherwise this process's own (a server, a free embedded directory, or one it already holds).
+ * it) and no server is configured, otherwise this process's own (a server, a free embedded
+ * directory, or one it already holds).
  */
 export async function openReader(source: WarehouseOpener, settings: ReaderSettings | undefined): Promise<WarehouseReader> {
-  if (settings) {
+  // A gateway serves an embedded engine only; one found beside a server URL is another setup's.
+  if (settings && !settings.clickhouse.url) {
     const { gatewayPid, queryThroughGateway } = await import('../warehouse/gateway-client.js');
     const holder = gatewayPid(settings.dataDir);
     if (holder !== undefined && holder !== process.pid) {

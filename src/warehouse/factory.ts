@@ -277,7 +277,7 @@ async function openServer(options: OpenWarehouseOptions, url: string): Promise<W
   // A server refuses every request naming a missing database, so create it from a client without one.
   const bootstrap = createClient(credentials);
   try {
-    await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
+    await createDatabase(bootstrap, options.database);
   } catch (err) {
     let reason = err instanceof Error ? (err.message.split('\n')[0] ?? err.name) : String(err);
     for (const secret of [options.password, URL.canParse(url) ? decodeURIComponent(new URL(url).password) : '']) {
@@ -301,6 +301,25 @@ async function openServer(options: OpenWarehouseOptions, url: string): Promise<W
     },
   };
 }
+
+/**
+ * Creates the database when missing. A read-only user may not run the DDL even when there is
+ * nothing to create (a server refuses it before looking): a database that exists is enough.
+ */
+async function createDatabase(client: ClickHouseClient, database: string): Promise<void> {
+  try {
+    await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+  } catch (err) {
+    const code = Number((err as { code?: unknown }).code);
+    if (code !== READONLY && code !== ACCESS_DENIED) throw err;
+    const result = await client.query({ query: 'SELECT count() AS n FROM system.databases WHERE name = {db:String}', query_params: { db: database }, format: 'JSONEachRow' });
+    const [row] = await result.json<{ n: number | string }>();
+    if (Number(row?.n) !== 1) throw err;
+  }
+}
+
+const READONLY = 164;
+const ACCESS_DENIED = 497;
 
 function redactUrl(url: string): string {
   try {

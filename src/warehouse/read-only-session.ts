@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClickHouseSettings, Row, StreamableDataFormat } from '@clickhouse/client';
+import { UsageError } from '../errors.js';
 import type { GateCatalog } from './sql-gate.js';
 import { limitSettings, type QueryLimits } from './query-limits.js';
 import { ENGINE_FORMATS, OUTPUT_SETTINGS, type ResultFormat } from './result-format.js';
@@ -181,24 +182,48 @@ async function openEmbedded(wh: Pick<QueryTarget, 'database' | 'location'>, limi
   };
 }
 
+/**
+ * The user's own `readonly` on a server (its profile's): 0 for the app user, 2 for a read-only user
+ * that may still set the query's limits. A server refuses any change of `readonly` under 2 and of
+ * every setting under 1, so mintpipe sends `readonly=1` only where it is 0 and refuses a user at 1.
+ */
+async function profileReadonly(wh: Warehouse): Promise<number> {
+  const result = await wh.client.query({ query: "SELECT toUInt8(getSetting('readonly')) AS r", format: 'JSONEachRow' });
+  const [row] = await result.json<{ r: number | string }>();
+  const readonly = Number(row?.r ?? 0);
+  if (readonly === 1) {
+    throw new UsageError(
+      `query: the ClickHouse user has readonly=1, under which no query limit can be set; give it a profile with readonly=2 (docs/deploy.md)`,
+    );
+  }
+  return readonly;
+}
+
 async function openServer(wh: Warehouse, limits: QueryLimits): Promise<ReadOnlySession> {
   const queryId = `mintpipe-query-${randomUUID()}`;
+  const readonly = (await profileReadonly(wh)) === 0 ? { readonly: '1' } : {};
   // readonly last: the server applies a request's settings in order, and after readonly=1 none
   // could be changed. A server also drops a read-only query whose HTTP client went away.
+  // 64-bit integers as JSON numbers, as the embedded engine gives them: a server quotes them by
+  // default (before 25.8, and wherever its profile says so), which made counts strings.
+  const gateSettings = { output_format_json_quote_64bit_integers: 0, ...readonly } as ClickHouseSettings;
+  // The limits are the user query's: the gate's own reads (system.functions costs more on a
+  // server than embedded) must not be stopped by a short --timeout.
   const settings = {
     ...limitSettings(limits),
     ...OUTPUT_SETTINGS,
     log_comment: queryId,
     cancel_http_readonly_queries_on_client_close: 1,
-    readonly: '1',
+    ...readonly,
   } as ClickHouseSettings;
   // exec, not query: query() appends `FORMAT …` to the SQL, which binds to the inner SELECT of an
   // EXPLAIN; the format comes from default_format instead, for the statement as a whole.
   const rows = async (
     query: string,
     extra: { query_params?: Record<string, string>; query_id?: string; abort_signal?: AbortSignal } = {},
+    use: ClickHouseSettings = gateSettings,
   ): Promise<EngineRows> => {
-    const result = await wh.client.exec({ query, clickhouse_settings: { default_format: 'JSONCompact', ...settings }, ...extra });
+    const result = await wh.client.exec({ query, clickhouse_settings: { default_format: 'JSONCompact', ...use }, ...extra });
     const chunks: Buffer[] = [];
     for await (const chunk of result.stream) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');

@@ -8,7 +8,10 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { Command } from 'commander';
 import { parseDocument } from 'yaml';
+import { loadConfig } from '../../config/index.js';
+import { commands } from '../../src/cli/commands/index.js';
 import { runCli } from '../support/run-cli.js';
 
 const composeText = readFileSync('docker-compose.yml', 'utf8');
@@ -46,6 +49,14 @@ interface Compose {
 }
 
 const compose = document.toJS({ maxAliasCount: 100 }) as Compose;
+const USERS_FILE = 'config/clickhouse/users.d/mintpipe.xml';
+
+/** A value as Compose gives it with the defaults taken and each required variable set to a placeholder. */
+function resolved(value: string): string {
+  return value.replace(/\$\{([A-Z_][A-Z0-9_]*)(?::([-?])([^}]*))?\}/g, (_m, name: string, kind?: string, rest?: string) =>
+    kind === '-' ? (rest ?? '') : name === 'MINTLIFY_API_KEY' ? 'mint_placeholder_0123456789' : `placeholder-${name.toLowerCase()}-0123456789`,
+  );
+}
 const service = (name: string): Service => {
   const found = compose.services[name];
   if (!found) throw new Error(`docker-compose.yml has no service ${name}`);
@@ -108,10 +119,26 @@ describe('docker-compose.yml', () => {
   it('runs clickhouse/clickhouse-server with its data on a volume, raised file limits and a ping healthcheck', () => {
     const clickhouse = service('clickhouse');
     expect(clickhouse.image).toMatch(/^clickhouse\/clickhouse-server:\d+(\.\d+)*$/);
-    expect(clickhouse.volumes).toEqual(['clickhouse-data:/var/lib/clickhouse', 'clickhouse-logs:/var/log/clickhouse-server']);
+    expect(clickhouse.volumes).toEqual([
+      'clickhouse-data:/var/lib/clickhouse',
+      'clickhouse-logs:/var/log/clickhouse-server',
+      `./${USERS_FILE}:/etc/clickhouse-server/users.d/mintpipe.xml:ro`,
+    ]);
     expect(clickhouse.ulimits?.nofile).toEqual({ soft: 262144, hard: 262144 });
     expect(clickhouse.healthcheck?.test.at(-1)).toBe('http://127.0.0.1:8123/ping');
     expect(interpolation(clickhouse.environment?.CLICKHOUSE_PASSWORD)).toEqual({ name: 'CLICKHOUSE_PASSWORD', required: true });
+    expect(interpolation(clickhouse.environment?.CLICKHOUSE_READER_PASSWORD)).toEqual({ name: 'CLICKHOUSE_READER_PASSWORD', required: true });
+  });
+
+  it('gives ClickHouse the app user and a read-only user at readonly=2 with capped limits, passwords from its environment', () => {
+    const xml = readFileSync(USERS_FILE, 'utf8');
+    const passwordEnv = [...xml.matchAll(/<password from_env="([A-Z_]+)"\/>/g)].map((m) => m[1]);
+    expect(passwordEnv).toEqual(['CLICKHOUSE_PASSWORD', 'CLICKHOUSE_READER_PASSWORD']);
+    expect(Object.keys(service('clickhouse').environment ?? {}).sort()).toEqual(passwordEnv);
+    expect(xml).toMatch(/<users>\s*<mintpipe>[\s\S]*<\/mintpipe>\s*<mintpipe_reader>[\s\S]*<profile>mintpipe_reader<\/profile>/);
+    // readonly=1 would refuse the limits mintpipe sets on each query (warehouse-server.test.ts).
+    expect(/<mintpipe_reader>\s*<readonly>(\d)<\/readonly>/.exec(xml)?.[1]).toBe('2');
+    for (const limit of ['max_execution_time', 'max_result_rows', 'max_memory_usage']) expect(xml).toMatch(new RegExp(`<constraints>[\\s\\S]*<${limit}><max>\\d+</max></${limit}>`));
   });
 
   it('gives every healthcheck an interval, a timeout shorter than it, and retries', () => {
@@ -125,7 +152,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('declares exactly the named volumes it mounts', () => {
-    const mounted = Object.values(compose.services).flatMap((s) => (s.volumes ?? []).map((v) => v.split(':')[0]));
+    const mounted = Object.values(compose.services).flatMap((s) => (s.volumes ?? []).map((v) => v.split(':')[0]!).filter((v) => !v.startsWith('.')));
     expect(Object.keys(compose.volumes).sort()).toEqual([...new Set(mounted)].sort());
     expect(Object.keys(compose.volumes).sort()).toEqual(['clickhouse-data', 'clickhouse-logs', 'redis-data']);
   });
@@ -168,12 +195,34 @@ describe('docker-compose.yml', () => {
     for (const { path, text } of strings(compose)) expect(text, path).not.toMatch(/mint_[A-Za-z0-9]/);
   });
 
-  it('points every role at the shared Redis and the ClickHouse server, with the ClickHouse password required', () => {
+  it('points every role at the shared Redis and the ClickHouse server, the dashboard as the read-only user', () => {
     for (const name of MINTPIPE_ROLES) {
       const env = service(name).environment ?? {};
       expect(env.REDIS_URL, name).toBe('redis://redis:6379');
       expect(env.CLICKHOUSE_URL, name).toBe('${CLICKHOUSE_URL:-http://clickhouse:8123}');
-      expect(interpolation(env.CLICKHOUSE_PASSWORD), name).toEqual({ name: 'CLICKHOUSE_PASSWORD', required: true });
+      const reader = name === 'dashboard';
+      expect(interpolation(env.CLICKHOUSE_PASSWORD), name).toEqual({ name: reader ? 'CLICKHOUSE_READER_PASSWORD' : 'CLICKHOUSE_PASSWORD', required: true });
+      expect(env.CLICKHOUSE_USER, name).toBe(reader ? 'mintpipe_reader' : '${CLICKHOUSE_USER:-mintpipe}');
+    }
+  });
+
+  it("runs each role with a command and options the CLI has, and an environment mintpipe's config accepts", () => {
+    const program = new Command('mintpipe').exitOverride();
+    for (const register of commands) register(program);
+    for (const name of MINTPIPE_ROLES) {
+      const [command, ...args] = service(name).command ?? [];
+      const sub = program.commands.find((c) => c.name() === command);
+      expect(sub, `${name}: ${command}`).toBeDefined();
+      const flags = new Set(sub!.options.flatMap((o) => [o.long, o.short].filter(Boolean)));
+      for (const arg of args.filter((a) => a.startsWith('-'))) expect([...flags], `${name}: ${arg}`).toContain(arg);
+      // Options that take a value are given one.
+      for (const [i, arg] of args.entries()) {
+        const option = sub!.options.find((o) => o.long === arg);
+        if (option?.required) expect(args[i + 1], `${name}: ${arg}`).toMatch(/^[^-]/);
+      }
+      const env = Object.fromEntries(Object.entries(service(name).environment ?? {}).map(([key, value]) => [key, resolved(value)]));
+      expect(() => loadConfig(env), name).not.toThrow();
+      expect(loadConfig(env).clickhouse.url, name).toBe('http://clickhouse:8123');
     }
   });
 

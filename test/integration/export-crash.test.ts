@@ -11,6 +11,7 @@ import { openWarehouse, runQuery } from '../../src/warehouse/index.js';
 import { testEnv } from '../support/export-stack.js';
 import { until } from '../support/wait.js';
 import { queueKeyPrefix } from '../../src/queue/queue-names.js';
+import { itEmbeddedOnly } from '../support/engine.js';
 
 const children: ChildProcess[] = [];
 let emulator: RunningEmulator | undefined;
@@ -101,7 +102,7 @@ async function crashAndResume(c: CrashCase): Promise<{ before: number; refetched
 }
 
 describe('crash recovery', () => {
-  it('resumes a window after its worker is killed with SIGKILL and ends exact, with no duplicates visible', async () => {
+  itEmbeddedOnly('resumes a window after its worker is killed with SIGKILL and ends exact, with no duplicates visible', async () => {
     const project = 'crash-15000'; // 60 pages
     const { refetched, sql } = await crashAndResume({
       dataset: 'visitors',
@@ -119,7 +120,7 @@ describe('crash recovery', () => {
     expect(rows.map((r) => ({ path: r.path, human: Number(r.human), ai: Number(r.ai), total: Number(r.total) }))).toEqual(truth.visitors);
   }, 120_000);
 
-  it('under a budget refetches at most one batch and the request in flight, as docs/exports.md states', async () => {
+  itEmbeddedOnly('under a budget refetches at most one batch and the request in flight, as docs/exports.md states', async () => {
     const project = 'crash-15000';
     const { refetched, sql } = await crashAndResume({
       dataset: 'visitors',

@@ -4,6 +4,7 @@ import { openPromptStack, promptsOver, type PromptStack } from '../support/promp
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { runCli } from '../support/run-cli.js';
 import { until } from '../support/wait.js';
+import { describeEmbeddedOnly, itEmbeddedOnly } from '../support/engine.js';
 
 // A Redis without persistence (a stock redis-server, many managed plans): a crash loses everything.
 let redis: TestRedis;
@@ -58,7 +59,7 @@ function expectEveryPromptFinal(status: BatchStatus): void {
 }
 
 describe('Redis restarted empty (no persistence) mid-batch', () => {
-  it('the same file submitted again sends no prompt twice, and every prompt ends final or ambiguous', async () => {
+  itEmbeddedOnly('the same file submitted again sends no prompt twice, and every prompt ends final or ambiguous', async () => {
     const prompts = promptsOver('lost', 10, 5);
     const first = await stack.submit(prompts);
     await until('12 POSTs', async () => (stack.emulator.messages.filter((m) => m.projectId === 'lost').length >= 12 ? true : undefined));
@@ -154,7 +155,7 @@ describe('a prompt file with one line fixed and submitted again', () => {
   }, 60_000);
 });
 
-describe('a row taken over by batch after batch', () => {
+describeEmbeddedOnly('a row taken over by batch after batch', () => {
   it('names the batch that sent it, or settled it unsent, and says so once however many batches took it over since', async () => {
     const archived = [...Array(80).keys()].map((n) => `job-${n + 1}`).find((id) => stack.emulator.control.getJob('handed', id)?.status === 'archived')!;
     const rows = (extra: string[]): PromptInput[] => [

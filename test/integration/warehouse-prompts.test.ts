@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPromptEvent, insertPromptEvents, openWarehouse, promptOutcomes, runQuery, type PromptEvent, type Warehouse } from '../../src/warehouse/index.js';
+import { warehouseOptions } from '../support/engine.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-prompts-'));
 let wh: Warehouse;
 
 beforeAll(async () => {
-  wh = await openWarehouse({ database: 'mintpipe_prompts_test', dataDir });
+  wh = await openWarehouse(warehouseOptions({ database: 'mintpipe_prompts_test', dataDir }));
 });
 
 afterAll(async () => {

@@ -13,13 +13,14 @@ import {
   type Warehouse,
 } from '../../src/warehouse/index.js';
 import { PARTS_CLEANUP_SETTINGS } from '../../src/warehouse/migration-004-parts-cleanup.js';
+import { engineName, itEmbeddedOnly, warehouseOptions } from '../support/engine.js';
 
 // One embedded data directory per test file: the engine binds a process to one directory.
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-schema-'));
 let wh: Warehouse;
 
 beforeAll(async () => {
-  wh = await openWarehouse({ database: 'mintpipe_schema_test', dataDir });
+  wh = await openWarehouse(warehouseOptions({ database: 'mintpipe_schema_test', dataDir }));
 });
 
 afterAll(async () => {
@@ -33,10 +34,10 @@ async function columns(view: string): Promise<Array<[string, string]>> {
 }
 
 describe('warehouse schema', () => {
-  it('opens the embedded engine and creates the database', async () => {
-    expect(wh.engine).toBe('embedded');
+  it('opens the engine under test and creates the database', async () => {
+    expect(wh.engine).toBe(engineName());
     const rows = await selectRows<{ name: string }>(wh, 'SELECT name FROM system.databases WHERE name = {db:String}', {
-      db: 'mintpipe_schema_test',
+      db: wh.database,
     });
     expect(rows).toHaveLength(1);
   });
@@ -80,7 +81,7 @@ describe('warehouse schema', () => {
     expect(without.map((t) => t.name)).toEqual([]);
   });
 
-  it('with those settings, the engine deletes the parts a merge replaced within seconds', async () => {
+  itEmbeddedOnly('with those settings, the engine deletes the parts a merge replaced within seconds', async () => {
     const table = `${wh.database}.cleanup_probe`;
     await wh.client.command({ query: `CREATE TABLE ${table} (x UInt32) ENGINE = MergeTree ORDER BY x SETTINGS ${PARTS_CLEANUP_SETTINGS}` });
     for (let i = 0; i < 5; i++) await wh.client.command({ query: `INSERT INTO ${table} VALUES (${i})` });
@@ -177,6 +178,6 @@ describe('warehouse schema', () => {
 
   it('resolves unqualified names in user queries to the warehouse database, as a server does', async () => {
     const result = await runQuery(wh, 'SELECT currentDatabase() AS db, count() AS n FROM visitors');
-    expect(result.rows).toEqual([{ db: 'mintpipe_schema_test', n: 0 }]);
+    expect(result.rows).toEqual([{ db: wh.database, n: 0 }]);
   });
 });

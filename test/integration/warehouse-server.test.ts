@@ -1,91 +1,81 @@
 /**
- * The server engine's wiring, against a stand-in that answers ClickHouse's HTTP interface with
- * empty results and records what it was sent (no ClickHouse server runs on this machine; the SQL
- * itself is exercised by the embedded engine in the other warehouse tests; read-only user queries
- * on a server are in read-only-query-server.test.ts).
+ * The server engine's wiring against ClickHouse's HTTP interface served by the embedded engine
+ * (test/support/clickhouse-http-server.ts: real SQL, users with passwords and a readonly profile):
+ * credentials, the database, the migrations, and the read-only user the dashboard and `query` use.
+ * The other warehouse tests run on a server in the `server` test project.
  */
-import { createServer, type Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { migrations, openWarehouse, runQuery, selectRows, WarehouseUnavailableError } from '../../src/warehouse/index.js';
+import { startClickHouseHttp, type RunningClickHouseHttp } from '../support/clickhouse-http.js';
 import { freePort } from '../support/ports.js';
-import { openWarehouse, WarehouseUnavailableError } from '../../src/warehouse/index.js';
+import { rejection } from '../support/wait.js';
 
-interface Recorded {
-  params: URLSearchParams;
-  body: string;
-  authorization: string | undefined;
-}
-
-let server: Server;
-let url: string;
-const requests: Recorded[] = [];
-let refuseAuth = false;
+let server: RunningClickHouseHttp;
+const database = `mintpipe_srv_${randomBytes(3).toString('hex')}`;
+const app = { user: 'app', password: 's3cret' };
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const params = new URL(req.url ?? '/', 'http://x').searchParams;
-      requests.push({ params, body, authorization: req.headers.authorization });
-      if (refuseAuth) {
-        res.writeHead(516, { 'x-clickhouse-exception-code': '516' });
-        res.end('Code: 516. DB::Exception: app: Authentication failed: password is incorrect. (AUTHENTICATION_FAILED)\n');
-        return;
-      }
-      const sql = params.get('query') ?? body;
-      if (/FORMAT JSONCompact\s*$/.test(sql)) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ meta: [{ name: 'n', type: 'UInt64' }], data: [['7']], rows: 1 }));
-        return;
-      }
-      res.writeHead(200);
-      res.end();
-    });
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${port}`;
+  // The app user; a read-only user as docs/deploy.md sets it up (readonly=2); one at readonly=1.
+  server = await startClickHouseHttp({ users: ['app:s3cret', 'reader:r3ad:readonly=2', 'strict:str1ct:readonly=1'] });
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await server?.close();
 });
 
 describe('server engine', () => {
-  it('creates the database without naming it, then names it on every request', async () => {
-    requests.length = 0;
-    const wh = await openWarehouse({ url, user: 'app', password: 's3cret', database: 'mintpipe_srv', dataDir: '/nonexistent' });
-    await wh.close();
-    expect(wh.engine).toBe('server');
-    expect(requests[0]?.body).toBe('CREATE DATABASE IF NOT EXISTS mintpipe_srv');
-    expect(requests[0]?.params.has('database')).toBe(false);
-    expect(requests.slice(1).every((request) => request.params.get('database') === 'mintpipe_srv')).toBe(true);
-    expect(requests.every((request) => request.authorization === `Basic ${Buffer.from('app:s3cret').toString('base64')}`)).toBe(true);
+  it('creates the database and applies every migration once, as the app user', async () => {
+    const wh = await openWarehouse({ url: server.url, ...app, database, dataDir: '/nonexistent' });
+    try {
+      expect(wh.engine).toBe('server');
+      const [row] = await selectRows<{ n: number | string }>(wh, `SELECT count() AS n FROM ${database}.schema_migrations`);
+      expect(Number(row?.n)).toBe(migrations.length);
+    } finally {
+      await wh.close();
+    }
+    const again = await openWarehouse({ url: server.url, ...app, database, dataDir: '/nonexistent' });
+    try {
+      const [row] = await selectRows<{ n: number | string }>(again, `SELECT count() AS n FROM ${database}.schema_migrations`);
+      expect(Number(row?.n)).toBe(migrations.length);
+    } finally {
+      await again.close();
+    }
   });
 
-  it('applies the migrations with qualified names and records them with settings written in the SQL', async () => {
-    requests.length = 0;
-    const wh = await openWarehouse({ url, database: 'mintpipe_srv', dataDir: '/nonexistent' });
-    await wh.close();
-    const statements = requests.map((request) => request.params.get('query') ?? request.body);
-    expect(statements).toContainEqual(expect.stringContaining('CREATE VIEW IF NOT EXISTS mintpipe_srv.visitors AS'));
-    const record = requests.find((request) => request.params.get('query')?.startsWith('INSERT INTO mintpipe_srv.schema_migrations'));
-    expect(record?.params.get('query')).toContain("SETTINGS async_insert = 0, insert_deduplicate = 1, insert_deduplication_token = ''");
-    expect(JSON.parse(record?.body.trim() ?? '[]')).toEqual([1, 'initial schema', expect.any(String)]);
-    // No per-call settings are sent for inserts: nothing could outlive the statement.
-    expect(record?.params.has('async_insert')).toBe(false);
+  it('opens a current warehouse as a read-only user (no DDL), and runs limited queries there while writes are refused', async () => {
+    const wh = await openWarehouse({ url: server.url, user: 'reader', password: 'r3ad', database, dataDir: '/nonexistent' });
+    try {
+      const result = await runQuery(wh, 'SELECT number FROM system.numbers LIMIT 50', { maxRows: 10 });
+      expect(result.truncatedAt).toBe(10);
+      expect(result.rows).toHaveLength(10);
+      const write = await rejection(wh.client.command({ query: `INSERT INTO ${database}.schema_migrations (version, name) VALUES (9999, 'x')` }));
+      expect((write as { code?: string }).code).toBe('164');
+    } finally {
+      await wh.close();
+    }
+  });
+
+  it('refuses a query as a user at readonly=1 with one line saying what the user needs', async () => {
+    const wh = await openWarehouse({ url: server.url, user: 'strict', password: 'str1ct', database, dataDir: '/nonexistent' });
+    try {
+      const error = await rejection(runQuery(wh, 'SELECT 1'));
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toBe(
+        'query: the ClickHouse user has readonly=1, under which no query limit can be set; give it a profile with readonly=2 (docs/deploy.md)',
+      );
+    } finally {
+      await wh.close();
+    }
   });
 
   it('names the server without its password when the credentials are refused', async () => {
-    refuseAuth = true;
-    try {
-      const opening = openWarehouse({ url: url.replace('http://', 'http://app:s3cret@'), database: 'x', dataDir: '/nonexistent' });
-      await expect(opening).rejects.toBeInstanceOf(WarehouseUnavailableError);
-      await expect(opening).rejects.toThrow(`the ClickHouse server at ${url}/ cannot be used: `);
-      await expect(opening).rejects.not.toThrow('s3cret');
-    } finally {
-      refuseAuth = false;
-    }
+    const url = server.url.replace('http://', 'http://app:wrong-s3cret@');
+    const opening = openWarehouse({ url, database: 'x', dataDir: '/nonexistent' });
+    await expect(opening).rejects.toBeInstanceOf(WarehouseUnavailableError);
+    await expect(opening).rejects.toThrow(`the ClickHouse server at ${server.url}/ cannot be used: `);
+    await expect(opening).rejects.not.toThrow('s3cret');
   });
 
   it('fails with one line naming the server when nothing listens there', async () => {

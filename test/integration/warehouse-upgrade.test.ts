@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyMigrations, insertRows, migrations, openWarehouse, runQuery, type Warehouse } from '../../src/warehouse/index.js';
 import { initialSchema } from '../../src/warehouse/migration-001-initial.js';
+import { warehouseOptions } from '../support/engine.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-upgrade-'));
 let wh: Warehouse | undefined;
@@ -24,7 +25,7 @@ async function read(sql: string) {
 
 describe('upgrade in place', () => {
   it('carries a schema-1 warehouse over: runs become visitors runs, views show the same rows, new datasets start empty', async () => {
-    wh = await openWarehouse({ database: 'mintpipe_upgrade', dataDir, migrations: [initialSchema] });
+    wh = await openWarehouse({ ...warehouseOptions({ database: 'mintpipe_upgrade', dataDir }), migrations: [initialSchema] });
     const event = (runId: string, status: string, seq: number, at: string) => ({
       run_id: runId,
       project_id: 'docs',

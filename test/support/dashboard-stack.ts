@@ -26,6 +26,7 @@ import {
   type PromptEvent,
   type Warehouse,
 } from '../../src/warehouse/index.js';
+import { warehouseOptions } from './engine.js';
 
 type VisitorRow = { path: string; human: number; ai: number; total: number };
 
@@ -58,9 +59,15 @@ export async function openDashboardStack(options: DashboardStackOptions = {}): P
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-'));
   const prefix = `mpdash-${randomUUID().slice(0, 8)}`;
   const redis = createRedisConnection(redisUrl, 'mintpipe-dashboard-test');
-  const database = options.database ?? 'mintpipe';
-  const warehouse = await openWarehouse({ database, dataDir });
-  const config = loadConfig({ ...options.env, MINTPIPE_DATA_DIR: dataDir, MINTPIPE_QUEUE_PREFIX: prefix, CLICKHOUSE_DATABASE: database });
+  const opened = warehouseOptions({ database: options.database ?? 'mintpipe', dataDir });
+  const warehouse = await openWarehouse(opened);
+  const config = loadConfig({
+    ...options.env,
+    MINTPIPE_DATA_DIR: dataDir,
+    MINTPIPE_QUEUE_PREFIX: prefix,
+    CLICKHOUSE_DATABASE: opened.database,
+    ...(opened.url ? { CLICKHOUSE_URL: opened.url } : {}),
+  });
   const queues = new Map<QueueName, Queue>();
   const queue = (name: QueueName) => {
     let q = queues.get(name);

@@ -15,6 +15,7 @@ import type { ProjectWindow, WindowKind } from '../../src/export/windows.js';
 import { createLogger } from '../../src/logger.js';
 import { QUEUE_NAMES, type QueueName } from '../../src/queue/queues.js';
 import { runQuery, type Warehouse } from '../../src/warehouse/index.js';
+import { engineEnv } from './engine.js';
 
 export const TEST_API_KEY = 'mint_test_secret_key_0123456789';
 
@@ -39,6 +40,8 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     MINTPIPE_MESSAGE_RATE: 'off',
     LOG_LEVEL: 'silent',
     MINTPIPE_DATA_DIR: mkdtempSync(join(tmpdir(), 'mintpipe-test-')),
+    // In the server test project: the shared ClickHouse server, a database of this stack's own.
+    ...engineEnv(),
     ...extra,
   };
 }
