@@ -80,7 +80,8 @@ async function endCrashedWindow(deps: ExportDeps, job: Job<ExportJobData>, logge
   const retry = windowExportCommand(data);
   const cp = data.checkpoint ?? { runId: data.runId, restarts: 0, startedAt: new Date(job.timestamp).toISOString(), requests: 0, offset: 0, rows: 0, pages: 0 };
   const reason = `its worker stopped (crashed or was killed) ${job.stalledCounter} time(s) and the run failed ${job.attemptsMade} time(s): the ${job.opts.attempts ?? 1} attempts are spent`;
-  await recordRunEvent(deps.warehouse, runEvent(data, cp, 'abandoned', `${reason}; its ${cp.rows} staged rows are kept for a resume`));
+  // The run's error is what `status` shows of it: it names the retry too.
+  await recordRunEvent(deps.warehouse, runEvent(data, cp, 'abandoned', `${reason}; its ${cp.rows} staged rows are kept for a resume; retry with \`${retry}\``));
   logger.warn({ event: 'export_crash_budget_spent', runId: cp.runId, stalls: job.stalledCounter, failures: job.attemptsMade }, 'window crashed too often: run abandoned');
   const error = new UnrecoverableError(`${reason}; its run is kept (abandoned, ${cp.rows} rows); retry with \`${retry}\``);
   error.stack = `${error.name}: ${error.message}`;

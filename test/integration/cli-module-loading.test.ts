@@ -155,7 +155,7 @@ describe('query through a running installation', () => {
 describe('query with a stale gateway file', () => {
   it('falls back to the embedded engine when the file names a live process and a port that is not a gateway', async () => {
     const dataDir = join(scratch, 'stale-gateway');
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     // Something else now listens where the gateway was, under a pid that is alive (this test's).
     const foreign = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>not here</h1>'));
     await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));

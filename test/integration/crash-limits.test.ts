@@ -53,7 +53,8 @@ describe('crash limits', () => {
     expect({ status: run?.status, rows: Number(run?.rows) }).toEqual({ status: 'abandoned', rows: 1000 });
 
     const text = statusText(await gatherStatus({ ...stack.runtime, queue: stack.runtime.queue.bind(stack.runtime), redis: stack.runtime.redis, redisWhere: stack.runtime.redisWhere, config: stack.config, warehouse: async () => stack.warehouse }));
-    expect(text).toContain(`run visitors crashy-docs 2026-10-01..2026-10-02 manual failed`);
+    // The run reads as stored (abandoned, its rows kept); the window counts as failed.
+    expect(text).toContain(`run visitors crashy-docs 2026-10-01..2026-10-02 manual abandoned 1000 rows`);
     expect(text).toContain(retry);
     // The datasets table counts the window as failed too.
     expect(text).toMatch(/^ *visitors +crashy-docs .* 1 +[^\n]*$/m);
