@@ -48,7 +48,8 @@ describe('mintpipe start lifecycle', () => {
 
   it('with an API key, says on its first line which API and warehouse it runs against, never the key', async () => {
     const key = 'mint_lifecycle_first_line_secret';
-    const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: 'http://user:hunter2@127.0.0.1:9/v1/?token=abc', MINTLIFY_API_KEY: key });
+    // Credentials in the API URL are refused outright (secret-echo-redaction.test.ts); a query string is dropped from what is shown.
+    const env = testEnv({ LOG_LEVEL: 'warn', MINTLIFY_API_URL: 'http://127.0.0.1:9/v1/?token=abc', MINTLIFY_API_KEY: key });
     const { child, output, exited } = await startCli(['start', '--no-workers', '--no-dashboard'], env);
     try {
       const redisAt = new URL(env.REDIS_URL!).host;
@@ -58,7 +59,7 @@ describe('mintpipe start lifecycle', () => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       const { stdout, stderr } = output();
-      for (const secret of [key, 'hunter2', 'token=abc']) expect(stdout + stderr).not.toContain(secret);
+      for (const secret of [key, key.slice('mint_'.length), 'token=abc']) expect(stdout + stderr).not.toContain(secret);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
