@@ -56,7 +56,7 @@ export async function checkUpstreamHandOver(redis: Redis, config: MintpipeConfig
       }
     }
   }
-  warnOnSettings(processes, config);
+  warnOnSettings(processes, config, env);
 }
 
 /** Refuses to read through (or beside) running processes that write to another warehouse. */
@@ -70,13 +70,19 @@ export async function checkWarehouse(redis: Redis, config: MintpipeConfig): Prom
   }
 }
 
-/** Budgets and datasets that differ only change how the work is paced or planned: a warning line. */
-function warnOnSettings(processes: InstallationProcess[], config: MintpipeConfig): void {
+const SETTING_VARIABLES = { analyticsRate: 'MINTPIPE_ANALYTICS_RATE', messageRate: 'MINTPIPE_MESSAGE_RATE', datasets: 'MINTPIPE_DATASETS' } as const;
+
+/**
+ * Budgets and datasets that differ only change how the work is paced or planned: a warning line,
+ * for the settings this shell sets itself (a default that differs from the running one's, such as
+ * the built-in emulator's unpaced budget, is not the user's choice to warn about).
+ */
+function warnOnSettings(processes: InstallationProcess[], config: MintpipeConfig, env: Record<string, string | undefined>): void {
   const mine = describeSettings(config);
   for (const p of processes) {
-    const differs = (['analyticsRate', 'messageRate', 'datasets'] as const).filter((k) => String(p.settings[k]) !== String(mine[k]));
-    for (const k of differs) {
-      process.stderr.write(`warning: the running ${who(p)} uses ${k === 'datasets' ? 'MINTPIPE_DATASETS' : k === 'analyticsRate' ? 'MINTPIPE_ANALYTICS_RATE' : 'MINTPIPE_MESSAGE_RATE'} ${String(p.settings[k])}, this shell ${String(mine[k])}: the work runs with the running one's\n`);
+    for (const [k, variable] of Object.entries(SETTING_VARIABLES) as Array<[keyof typeof SETTING_VARIABLES, string]>) {
+      if (!env[variable]?.trim() || String(p.settings[k]) === String(mine[k])) continue;
+      process.stderr.write(`warning: the running ${who(p)} uses ${variable} ${String(p.settings[k])}, this shell ${String(mine[k])}: the work runs with the running one's\n`);
     }
   }
 }

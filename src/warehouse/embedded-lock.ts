@@ -64,7 +64,8 @@ export function longRunningHolder(path: string): { pid: number; command: LongRun
  * nothing: the caller checked `longRunningHolder` first.
  */
 export function claimDirectory(path: string): void {
-  mkdirSync(path, { recursive: true });
+  // 0700 from the start, as every directory mintpipe creates under the data dir (private-files.ts).
+  mkdirSync(path, { recursive: true, mode: 0o700 });
   writeFileSync(join(path, CLAIM_FILE), identityLine(), { mode: 0o600 });
 }
 

@@ -94,6 +94,17 @@ describe('handing work to a running installation', () => {
     expect(status.stdout).toContain(`warehouse embedded ${join(envFirst.MINTPIPE_DATA_DIR!, 'clickhouse')}`);
   });
 
+  it('warns about a budget this shell sets differently, and not about one it leaves to its default', async () => {
+    const window = ['export', '--project', 'hand-over', '--from', '2026-10-03', '--to', '2026-10-04'];
+    const { MINTPIPE_ANALYTICS_RATE: _unset, ...defaults } = envFirst;
+    const quiet = await runCli(window, defaults);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).not.toContain('warning:');
+    const warned = await runCli(window, { ...envFirst, MINTPIPE_ANALYTICS_RATE: '50/1h' });
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/^warning: the running start pid \d+ uses MINTPIPE_ANALYTICS_RATE off, this shell 50\/1h: the work runs with the running one's$/m);
+  });
+
   it("plans the running installation's projects when --project is not given", async () => {
     const plan = await runCli(['plan', '--from', '2026-10-01', '--to', '2026-10-03', '--dataset', 'visitors', '--format', 'json'], envFirst);
     expect(plan.code).toBe(0);
