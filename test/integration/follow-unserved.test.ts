@@ -3,14 +3,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { testEnv } from '../support/export-stack.js';
+import { startTestCluster, type TestCluster } from '../support/redis-cluster.js';
 import { startCli, type RunningCli } from '../support/run-cli.js';
 
 // Every upstream answer takes a minute: the work a follower follows cannot end before the worker dies.
 let emulator: RunningEmulator;
+let cluster: TestCluster;
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, latencyMs: 60_000 });
+  [emulator, cluster] = await Promise.all([startEmulator({ port: 0, latencyMs: 60_000 }), startTestCluster()]);
 });
-afterAll(() => emulator.close());
+afterAll(async () => {
+  await emulator.close();
+  await cluster?.stop();
+});
 
 const GRACE_MS = 3000;
 
@@ -19,9 +24,12 @@ function follower(args: string[], env: Record<string, string>): Promise<RunningC
   return startCli(args, env, (printed) => printed.stderr.includes('using the running workers'));
 }
 
-describe('a --wait that follows running workers', () => {
+describe.each([
+  ['one Redis', () => process.env.REDIS_URL!],
+  ['a Redis Cluster of 3 masters', () => cluster.url],
+])('a --wait that follows running workers, on %s', (_where, redisUrl) => {
   it('exits 1 within the grace period plus 10 s of its only worker being killed, naming what is left and how to resume it', async () => {
-    const env = testEnv({ MINTLIFY_API_URL: emulator.url, MINTPIPE_FOLLOW_GRACE: `${GRACE_MS}ms`, LOG_LEVEL: 'warn' });
+    const env = testEnv({ MINTLIFY_API_URL: emulator.url, MINTPIPE_FOLLOW_GRACE: `${GRACE_MS}ms`, LOG_LEVEL: 'warn', REDIS_URL: redisUrl() });
     const promptFile = join(env.MINTPIPE_DATA_DIR!, 'prompts.jsonl');
     writeFileSync(promptFile, `${JSON.stringify({ projectId: 'docs', prompt: 'add a changelog page' })}\n${JSON.stringify({ projectId: 'docs', prompt: 'fix the typo on /quickstart' })}\n`);
     const worker = await startCli(['worker', '--queues', 'export,prompts'], env, (printed) => printed.stderr.includes('mintpipe worker:'));
