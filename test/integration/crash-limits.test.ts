@@ -12,16 +12,31 @@ import { queueKeyPrefix, QUEUE_NAMES } from '../../src/queue/queues.js';
 import { recordRunEvent } from '../../src/warehouse/index.js';
 import { openExportStack, type ExportStack } from '../support/export-stack.js';
 import { until } from '../support/wait.js';
+import { startTestCluster, type TestCluster } from '../support/redis-cluster.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 let stack: ExportStack;
 let queue: Queue;
-beforeAll(async () => {
-  stack = await openExportStack();
-  queue = stack.runtime.queue(QUEUE_NAMES.export);
+let cluster: TestCluster | undefined;
+// One data dir for both runs: the embedded engine serves one directory per process.
+const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-crash-limits-'));
+afterAll(async () => {
+  await cluster?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
 });
-afterAll(() => stack?.close());
 
-describe('crash limits', () => {
+describe.each([
+  ['one Redis', async () => process.env.REDIS_URL!],
+  ['a Redis Cluster of 3 masters', async () => (cluster ??= await startTestCluster()).url],
+])('crash limits, on %s', (_where, redisUrl) => {
+  beforeAll(async () => {
+    stack = await openExportStack({ dataDir, env: { REDIS_URL: await redisUrl() } });
+    queue = stack.runtime.queue(QUEUE_NAMES.export);
+  });
+  afterAll(() => stack?.close());
+
   it('gives a window job as many crashes as attempts: its workers put a stalled job back until then', async () => {
     const { workers } = await stack.runtime.startWorkers([QUEUE_NAMES.export]);
     const [enqueued] = await enqueueWindows(queue, [{ dataset: 'visitors', projectId: 'budget-docs', dateFrom: '2026-09-01', dateTo: '2026-09-02', kind: 'manual' }]);
