@@ -85,25 +85,29 @@ afterAll(async () => {
 });
 
 describe('read-only queries on a server', () => {
-  it('send readonly=1, last, with the limits on every request of the query', async () => {
+  it('asks the user profile for readonly first, then sends readonly=1 last on every request, and the limits with the query', async () => {
     requests.length = 0;
     const result = await runQuery(wh, 'SELECT count() AS n FROM visitors', { timeoutMs: 5_000, maxRows: 7 });
     expect(result.rows.map((row) => Number(row.n))).toEqual([0]);
     expect(requests.length).toBeGreaterThanOrEqual(4);
-    for (const request of requests) {
-      const names = request.settings.map(([name]) => name);
-      expect(names.at(-1)).toBe('readonly');
-      expect(Object.fromEntries(request.settings)).toMatchObject({
-        readonly: '1',
-        max_execution_time: '5',
-        max_result_rows: '8',
-        result_overflow_mode: 'break',
-        cancel_http_readonly_queries_on_client_close: '1',
-      });
+    // The profile's own readonly is read as the server sets it, with nothing sent to change it.
+    const [probe, ...gated] = requests;
+    expect(probe!.sql).toContain("getSetting('readonly')");
+    expect(probe!.settings.map(([name]) => name)).not.toContain('readonly');
+    for (const request of gated) {
+      expect(request.settings.map(([name]) => name).at(-1)).toBe('readonly');
+      expect(Object.fromEntries(request.settings)).toMatchObject({ readonly: '1' });
     }
     const run = requests.at(-1)!;
     expect(run.sql.trim()).toBe('SELECT count() AS n FROM visitors');
     expect(run.queryId).toMatch(/^mintpipe-query-/);
+    expect(Object.fromEntries(run.settings)).toMatchObject({
+      readonly: '1',
+      max_execution_time: '5',
+      max_result_rows: '8',
+      result_overflow_mode: 'break',
+      cancel_http_readonly_queries_on_client_close: '1',
+    });
   });
 
   it('refuses file() before anything runs it', async () => {
