@@ -3,7 +3,6 @@
  * as keyed prompt rows (src/triage/recipe-rows.ts), sent as `prompts send --from-query` sends them.
  */
 import { UsageError } from '../errors.js';
-import type { TriageRunFlags } from './commands/triage.js';
 
 const DAY_MS = 86_400_000;
 
@@ -18,6 +17,18 @@ function parseMaxJobs(text: string): number {
   const n = /^\d{1,3}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
   if (!(n >= 1 && n <= 100)) throw new UsageError(`--max-jobs: expected a whole number from 1 to 100, got "${text}"`);
   return n;
+}
+
+/** The flags of `triage run`, as commander parses them. */
+export interface TriageRunFlags {
+  project?: string;
+  since: string;
+  maxJobs: string;
+  dedupeDays: string;
+  dryRun?: boolean;
+  wait?: boolean;
+  allowCreate?: boolean;
+  format: string;
 }
 
 export async function runTriage(name: string, flags: TriageRunFlags): Promise<number> {

@@ -8,17 +8,7 @@
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-
-export interface TriageRunFlags {
-  project?: string;
-  since: string;
-  maxJobs: string;
-  dedupeDays: string;
-  dryRun?: boolean;
-  wait?: boolean;
-  allowCreate?: boolean;
-  format: string;
-}
+import type { TriageRunFlags } from '../triage-run.js';
 
 export function register(program: Command): void {
   const triage = program.command('triage').description('recipes that turn reader complaints into agent jobs (feedback-hotspots, unanswered-questions, search-gaps)');
