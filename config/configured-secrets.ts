@@ -1,6 +1,6 @@
 /**
  * Every configured value that must never be printed: the API key, the user and password of
- * REDIS_URL and CLICKHOUSE_URL, and CLICKHOUSE_PASSWORD. Registered with the redactor before
+ * REDIS_URL and CLICKHOUSE_URL, CLICKHOUSE_PASSWORD and the dashboard's token. Registered with the redactor before
  * anything can print, so logs, errors, run records, failed reasons, `status` and the dashboard
  * never show them, whatever library or upstream echoes them.
  */
@@ -35,5 +35,7 @@ export function configuredSecrets(config: MintpipeConfig): string[] {
     ...redisUrlCredentials(config.redis.url),
     ...clickhouseUrlCredentials(config.clickhouse.url),
     ...(config.clickhouse.password ? [config.clickhouse.password] : []),
+    // Whoever reads a log line with it could write through the dashboard.
+    ...(config.dashboard.token ? [config.dashboard.token] : []),
   ];
 }
