@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSeededArchived, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runCli } from '../support/run-cli.js';
-import { TEST_API_KEY } from '../support/prompts-stack.js';
+import { promptTestEnv } from '../support/prompts-stack.js';
 
 const SEED = 42;
 let emulator: RunningEmulator;
@@ -15,18 +14,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, seed: SEED, agentTimeMs: 50 });
   dir = mkdtempSync(join(tmpdir(), 'mintpipe-from-query-'));
-  env = {
-    REDIS_URL: process.env.REDIS_URL!,
-    MINTLIFY_API_URL: emulator.url,
-    MINTLIFY_API_KEY: TEST_API_KEY,
-    MINTPIPE_QUEUE_PREFIX: `tfq${randomBytes(4).toString('hex')}`,
-    MINTPIPE_DATA_DIR: join(dir, 'data'),
-    MINTPIPE_MESSAGE_RATE: 'off',
-    MINTPIPE_POLL_INITIAL: '30ms',
-    MINTPIPE_POLL_SETTLE: '200ms',
-    MINTPIPE_POLL_MAX: '200ms',
-    LOG_LEVEL: 'warn',
-  };
+  env = promptTestEnv({ MINTLIFY_API_URL: emulator.url, MINTPIPE_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn' });
 });
 
 afterAll(async () => {

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsTruth, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { runCli } from '../support/run-cli.js';
-import { TEST_API_KEY } from '../support/prompts-stack.js';
+import { promptTestEnv, TEST_API_KEY } from '../support/prompts-stack.js';
 
 const OPTIONS: EmulatorOptions = { seed: 7, agentTimeMs: 50 };
 const PROJECT = 'tri';
@@ -21,19 +20,7 @@ const days = [3, 2, 1].map((back) => {
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, ...OPTIONS });
   const dir = mkdtempSync(join(tmpdir(), 'mintpipe-triage-'));
-  env = {
-    REDIS_URL: process.env.REDIS_URL!,
-    MINTLIFY_API_URL: emulator.url,
-    MINTLIFY_API_KEY: TEST_API_KEY,
-    MINTPIPE_QUEUE_PREFIX: `ttri${randomBytes(4).toString('hex')}`,
-    MINTPIPE_DATA_DIR: join(dir, 'data'),
-    MINTPIPE_ANALYTICS_RATE: 'off',
-    MINTPIPE_MESSAGE_RATE: 'off',
-    MINTPIPE_POLL_INITIAL: '30ms',
-    MINTPIPE_POLL_SETTLE: '200ms',
-    MINTPIPE_POLL_MAX: '200ms',
-    LOG_LEVEL: 'warn',
-  };
+  env = promptTestEnv({ MINTLIFY_API_URL: emulator.url, MINTPIPE_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn' });
   const exported = await runCli(['export', '--project', PROJECT, '--from', days[0]![0], '--to', days[2]![1], '--dataset', 'feedback,views,assistant,searches', '--wait'], env, 180_000);
   expect(exported.code, exported.stderr).toBe(0);
 }, 240_000);
