@@ -1,6 +1,8 @@
 /**
  * Keeps a long-running command in the foreground until SIGINT, SIGTERM or SIGHUP (stop-signals.ts),
- * then closes it cleanly.
+ * then closes it cleanly. The command listens from its first step (`nextStopSignal()` before it
+ * opens anything), so a signal that arrives while it is still starting is kept and honoured once it
+ * has started, instead of killing it half-open with its private redis-server left behind.
  *
  * Workers get the grace period (MINTPIPE_SHUTDOWN_GRACE) to finish their jobs; then they are
  * force-closed, which releases the jobs still running (another worker resumes them from their
@@ -9,13 +11,13 @@
  * its workers let go of their jobs, 1 when they could not.
  */
 import type { Runtime } from './runtime.js';
-import { nextStopSignal, onStopSignal, signalExitCode } from './stop-signals.js';
+import { onStopSignal, signalExitCode, type StopSignal } from './stop-signals.js';
 
 /** Time allowed after the grace period for the rest of the runtime to close. */
 export const STOP_AFTER_GRACE_MS = 900;
 
-export async function runUntilSignal(runtime: Runtime): Promise<void> {
-  const signal = await nextStopSignal();
+export async function runUntilSignal(runtime: Runtime, stopped: Promise<StopSignal>): Promise<void> {
+  const signal = await stopped;
   runtime.logger.info({ event: 'shutdown', signal, graceMs: runtime.config.shutdownGraceMs }, 'stopping');
   // A second signal while closing means "now".
   onStopSignal(() => process.exit(signalExitCode(signal)), { once: true });

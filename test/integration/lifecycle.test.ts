@@ -37,7 +37,7 @@ describe('mintpipe start lifecycle', () => {
 
       child.kill('SIGTERM');
       // 0, not 143: it closed by itself, before the hard stop that follows the grace period.
-      expect(await exited).toBe(0);
+      expect(await exited, `signal ${child.signalCode}; stderr: ${output().stderr}`).toBe(0);
       const schedulers = await queue.getJobSchedulers();
       expect(schedulers.map((s) => s.key)).toContain('nightly-export');
       await queue.close();
@@ -57,7 +57,7 @@ describe('mintpipe start lifecycle', () => {
         `mintpipe: running against http://127.0.0.1:9/v1 with MINTLIFY_API_KEY, into the embedded warehouse in ${env.MINTPIPE_DATA_DIR}, queues in Redis at redis://${redisAt} (REDIS_URL)`,
       );
       child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      expect(await exited, `signal ${child.signalCode}; stderr: ${output().stderr}`).toBe(0);
       const { stdout, stderr } = output();
       for (const secret of [key, key.slice('mint_'.length), 'token=abc']) expect(stdout + stderr).not.toContain(secret);
     } finally {
@@ -76,7 +76,7 @@ describe('mintpipe start lifecycle', () => {
       expect(alive(pid)).toBe(true);
       child.kill('SIGHUP');
       // 0: it closed by itself (Node's default for SIGHUP is to die on the spot, leaving the server behind).
-      expect(await exited).toBe(0);
+      expect(await exited, `signal ${child.signalCode}; stderr: ${output().stderr}`).toBe(0);
       expect(output().stderr).toContain('"event":"shutdown","signal":"SIGHUP"');
       expect(output().stderr).toContain('"event":"stopped","signal":"SIGHUP"');
       for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
@@ -134,7 +134,7 @@ describe('mintpipe start lifecycle', () => {
       expect(query.code).toBe(0);
       expect(JSON.parse(query.stdout)).toEqual([{ runs: 0 }]);
       child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      expect(await exited, `signal ${child.signalCode}; stderr: ${output().stderr}`).toBe(0);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
@@ -154,7 +154,7 @@ describe('mintpipe start lifecycle', () => {
       while (sockets.length === 0) await new Promise((r) => setTimeout(r, 50));
       child.kill('SIGTERM');
       // 0: its workers let go of the job (1 would mean they could not, 143 a second signal).
-      expect(await exited).toBe(0);
+      expect(await exited, `signal ${child.signalCode}; stderr: ${output().stderr}`).toBe(0);
       expect(output().stderr).toContain('"event":"workers_force_close"');
       // Not failed and not lost: it waits in Redis for its lock to lapse and another worker to resume it.
       expect(['active', 'waiting']).toContain(await queue.getJobState(enqueued!.jobId));

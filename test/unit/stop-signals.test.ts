@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { runUntilSignal } from '../../src/cli/run-until-signal.js';
+import type { Runtime } from '../../src/cli/runtime.js';
 import { nextStopSignal, onStopSignal, signalExitCode, STOP_SIGNALS } from '../../src/cli/stop-signals.js';
 
 describe('stop signals', () => {
@@ -28,5 +30,33 @@ describe('stop signals', () => {
     process.emit('SIGHUP', 'SIGHUP');
     expect(await next).toBe('SIGHUP');
     expect(process.listenerCount('SIGTERM')).toBe(before);
+  });
+});
+
+describe('a long-running command', () => {
+  it('closes on a stop signal that arrived while it was still starting, instead of dying half-open', async () => {
+    const listening = new Map(STOP_SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+    // As start, worker and dashboard do: listen first, then open, then wait.
+    const stopped = nextStopSignal();
+    process.emit('SIGTERM', 'SIGTERM');
+    const closed: string[] = [];
+    const runtime = {
+      logger: { info: (fields: { event: string }) => closed.push(fields.event), warn: () => {} },
+      config: { shutdownGraceMs: 5_000 },
+      jobsReleased: true,
+      close: async () => void closed.push('closed'),
+    } as unknown as Runtime;
+    const exitCode = process.exitCode;
+    try {
+      await runUntilSignal(runtime, stopped);
+      expect(closed).toEqual(['shutdown', 'closed', 'stopped']);
+      expect(process.exitCode).toBe(0);
+    } finally {
+      process.exitCode = exitCode;
+      // runUntilSignal's "a second signal means now" listener.
+      for (const signal of STOP_SIGNALS) {
+        for (const listener of process.listeners(signal)) if (!listening.get(signal)!.includes(listener)) process.off(signal, listener);
+      }
+    }
   });
 });

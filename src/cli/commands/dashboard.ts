@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../../config/config-error.js';
 import { assertBindAllowed } from '../../ops/dashboard-bind.js';
 import { runUntilSignal } from '../run-until-signal.js';
+import { nextStopSignal } from '../stop-signals.js';
 
 interface DashboardFlags {
   host?: string;
@@ -32,6 +33,8 @@ async function serveDashboard(flags: DashboardFlags): Promise<void> {
   // Loaded here, not at the top: `--help` and usage errors load only commander.
   const { loadContext } = await import('../command-context.js');
   const context = loadContext({ usesApi: false });
+  // Listening from here: a stop signal while it starts is honoured once it has, not fatal.
+  const stopped = nextStopSignal();
   const host = flags.host?.trim() || context.config.dashboard.host;
   const port = flags.port === undefined ? context.config.dashboard.port : parsePort(flags.port);
   // Refuse before bringing anything up.
@@ -51,5 +54,5 @@ async function serveDashboard(flags: DashboardFlags): Promise<void> {
     await runtime.close();
     throw err;
   }
-  await runUntilSignal(runtime);
+  await runUntilSignal(runtime, stopped);
 }

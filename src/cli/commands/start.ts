@@ -14,6 +14,7 @@ import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queue-names.js';
 import { describeRedisTarget, parseRedisUrl } from '../../queue/redis-url.js';
 import { nightlySchedule } from '../../queue/schedules.js';
 import { runUntilSignal } from '../run-until-signal.js';
+import { nextStopSignal } from '../stop-signals.js';
 
 interface StartFlags {
   workers: boolean;
@@ -41,6 +42,8 @@ async function start(flags: StartFlags): Promise<void> {
   // Loaded here, not at the top: `--help` and usage errors load only commander.
   const { loadContext } = await import('../command-context.js');
   const context = loadContext();
+  // Listening from here: a stop signal while it starts is honoured once it has, not fatal.
+  const stopped = nextStopSignal();
   // Before any banner, Redis or engine: a second start on a held data dir exits 1 at once.
   const { claimEmbeddedWarehouse } = await import('../warehouse-claim.js');
   claimEmbeddedWarehouse(context.config, 'start');
@@ -125,7 +128,7 @@ async function start(flags: StartFlags): Promise<void> {
     await runtime.close();
     throw err;
   }
-  await runUntilSignal(runtime);
+  await runUntilSignal(runtime, stopped);
 }
 
 /** Where the rows and the queues live, without credentials. */

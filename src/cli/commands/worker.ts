@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { ALL_QUEUES, parseQueueNames, type QueueName } from '../../queue/queue-names.js';
 import { runUntilSignal } from '../run-until-signal.js';
+import { nextStopSignal } from '../stop-signals.js';
 
 export function register(program: Command): void {
   program
@@ -24,6 +25,8 @@ export function register(program: Command): void {
       // Loaded here, not at the top: `--help` and usage errors load only commander.
       const { loadContext } = await import('../command-context.js');
       const context = loadContext();
+      // Listening from here: a stop signal while it starts is honoured once it has, not fatal.
+      const stopped = nextStopSignal();
       // Before Redis or the engine: a worker on a data dir held by a live start or worker exits 1 at once.
       const { claimEmbeddedWarehouse } = await import('../warehouse-claim.js');
       claimEmbeddedWarehouse(context.config, 'worker');
@@ -61,6 +64,6 @@ export function register(program: Command): void {
         throw err;
       }
       process.stderr.write(`mintpipe worker: ${names.join(', ')} (Ctrl-C to stop)\n`);
-      await runUntilSignal(runtime);
+      await runUntilSignal(runtime, stopped);
     });
 }
