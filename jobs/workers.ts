@@ -74,7 +74,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
     const processWindow = createWindowProcessor({
       client: deps.client,
       warehouse: deps.warehouse,
-      budget: analyticsBudget(deps.redis, config.queuePrefix, config.analyticsRate),
+      budget: analyticsBudget(deps.redis, config.queuePrefix, config.analyticsRate, config.api.timeoutMs),
       logger,
       settings: config.export,
       observer: deps.exportObserver,

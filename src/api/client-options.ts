@@ -42,6 +42,12 @@ export interface CallOptions {
    */
   onNotSent?: (attempt: number) => Promise<void>;
   /**
+   * Awaited after an attempt the server may have seen: answered (whatever the status) or failed
+   * after a connection was made, e.g. to count its budget slot from its answer. An error it
+   * throws is logged, never fails the call.
+   */
+  afterAttempt?: (attempt: number) => Promise<void>;
+  /**
    * Awaited on every 429, with the wait it asks for (e.g. to pause a shared budget). An error it
    * throws propagates unchanged.
    */

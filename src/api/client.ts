@@ -189,6 +189,15 @@ export class MintlifyClient {
     return this.#execute({ op, context: { project: projectId, job: jobId }, method: 'get', path, schema: agentJobSchema }, call);
   }
 
+  /** The caller's afterAttempt: bookkeeping, which never turns an answered attempt into a failure. */
+  async #afterAttempt(call: CallOptions, attempt: number): Promise<void> {
+    try {
+      await call.afterAttempt?.(attempt);
+    } catch (err) {
+      (call.logger ?? this.#logger).warn({ event: 'api.after_attempt_failed', error: err instanceof Error ? err.message : String(err) }, 'after-attempt hook failed');
+    }
+  }
+
   async #execute<S extends z.ZodType>(request: ApiRequest<S>, call: CallOptions = {}): Promise<z.output<S>> {
     const policy = call.retry === false ? { ...this.#retry, attempts: 1 } : resolveRetryPolicy(this.#retry, call.retry);
     const isSend = request.method === 'post';
@@ -201,12 +210,14 @@ export class MintlifyClient {
       const startedAt = performance.now();
       try {
         const { value, status } = await this.#attempt(request, call.signal, call.logger);
+        await this.#afterAttempt(call, attempt);
         this.#report(call.logger, request, { op: request.op, attempt, status, durationMs: performance.now() - startedAt, outcome: 'ok' });
         return value;
       } catch (caught) {
         const durationMs = performance.now() - startedAt;
         if (!(caught instanceof MintlifyApiError)) {
           // The caller aborted mid-attempt: a send may already be on the server.
+          await this.#afterAttempt(call, attempt);
           this.#report(call.logger, request, { op: request.op, attempt, durationMs, outcome: 'error', reason: 'aborted' });
           throw isSend ? new AmbiguousSendError({ cause: caught }) : caught;
         }
@@ -214,6 +225,7 @@ export class MintlifyClient {
         failure.attempts = attempt;
         // Not a 429 (refused, but counted by the server): only a connection never made.
         if (failure instanceof NetworkError && !failure.mayHaveReachedServer) await call.onNotSent?.(attempt);
+        else await this.#afterAttempt(call, attempt);
         spentMs += durationMs;
         const event = { op: request.op, attempt, status: failure.status, durationMs, reason: failure.reason };
         if (failure.status === 429 && call.onRateLimited) {

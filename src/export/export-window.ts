@@ -224,6 +224,8 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
           requests--;
           await budget.giveBack(slot);
         },
+        // The server counted it by its answer at the latest: the slot counts a window from there.
+        afterAttempt: () => budget.settle(slot),
         logger: log,
         onRateLimited: async (retryAfterMs) => {
           // Someone else spent the organization's budget: hold every worker back, not just this one.

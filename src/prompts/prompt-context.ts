@@ -66,8 +66,8 @@ export function createPromptContext(deps: PromptDeps): PromptContext {
     pace: new PollPace(timing),
     budget: (projectId, kind) =>
       kind === 'create' && createBudget === 'separate'
-        ? new RequestBudget(deps.redis, { key: `${prefix}:budget:creates:${encodeURIComponent(projectId)}`, rate: deps.config.messageRate })
-        : messageBudget(deps.redis, prefix, projectId, deps.config.messageRate),
+        ? new RequestBudget(deps.redis, { key: `${prefix}:budget:creates:${encodeURIComponent(projectId)}`, rate: deps.config.messageRate, inFlightMs: deps.config.api.timeoutMs })
+        : messageBudget(deps.redis, prefix, projectId, deps.config.messageRate, deps.config.api.timeoutMs),
     now: () => Date.now(),
   };
 }

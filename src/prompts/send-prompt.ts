@@ -132,7 +132,8 @@ async function post(scope: StepScope, record: PromptRecord, jobId: string | unde
   let answer: AgentJob;
   try {
     ctx.observer.sent?.();
-    const call = { retry: false as const, logger: scope.logger };
+    const budget = ctx.budget(record.projectId, record.kind);
+    const call = { retry: false as const, logger: scope.logger, afterAttempt: () => budget.settle(take.slot), onNotSent: () => budget.giveBack(take.slot) };
     answer = jobId
       ? await ctx.client.sendMessage(record.projectId, jobId, record.prompt, call)
       : await ctx.client.createAgentJob(record.projectId, record.prompt, call);

@@ -3,6 +3,11 @@
  * `windowMs` (a sliding window), which also keeps under a server that counts fixed windows. A 429
  * caused by someone else pauses the whole budget until its Retry-After has passed.
  *
+ * A request counts from its grant until a window after its answer (`settle`), not a window after
+ * its grant: the server counts it when it arrives, which can be any time before the answer (a
+ * stalled event loop, a slow connection). Until settled, a grant counts as in flight for at most
+ * `inFlightMs` (the request timeout), so a taker that dies mid-request holds its slot no longer.
+ *
  * Callers never sleep on it: `tryTake()` either grants one request now or says how long to wait,
  * so a queue job can delay itself and free its worker slot.
  */
@@ -17,14 +22,24 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
 if paused > now then return paused - now end
 local span = tonumber(ARGV[2])
+local inFlight = tonumber(ARGV[4])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
 if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], span)
+  -- Scored at the latest time it may still be answered; settle moves it to its answer.
+  redis.call('ZADD', KEYS[1], now + inFlight, ARGV[3])
+  if redis.call('PTTL', KEYS[1]) < span + inFlight then redis.call('PEXPIRE', KEYS[1], span + inFlight) end
   return 0
 end
+-- A slot still in flight frees a window after its answer at the earliest: look again then.
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return math.max(1, tonumber(oldest[2]) + span - now)
+return math.max(1, math.min(tonumber(oldest[2]), now) + span - now)
+`;
+
+const SETTLE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
+return 0
 `;
 
 const PAUSE_SCRIPT = `
@@ -73,6 +88,8 @@ export interface RequestBudgetOptions {
    * server's count. @default 2% of the window, between 50 ms and 1 s
    */
   marginMs?: number;
+  /** The longest a granted request may go unanswered (the request timeout). @default 30000 */
+  inFlightMs?: number;
 }
 
 export class RequestBudget {
@@ -100,7 +117,8 @@ export class RequestBudget {
       return pausedForMs > 0 ? { granted: false, waitMs: pausedForMs } : { granted: true };
     }
     const slot = randomUUID();
-    const waitMs = Number(await this.redis.eval(TAKE_SCRIPT, 2, this.zsetKey, this.pauseKey, this.rate.limit, this.spanMs, slot));
+    const inFlightMs = this.options.inFlightMs ?? 30_000;
+    const waitMs = Number(await this.redis.eval(TAKE_SCRIPT, 2, this.zsetKey, this.pauseKey, this.rate.limit, this.spanMs, slot, inFlightMs));
     return waitMs <= 0 ? { granted: true, slot } : { granted: false, waitMs };
   }
 
@@ -113,6 +131,20 @@ export class RequestBudget {
   async giveBack(slot: string | undefined): Promise<void> {
     if (slot === undefined || !this.rate) return;
     await this.redis.zrem(this.zsetKey, slot);
+  }
+
+  /**
+   * Counts a granted slot from now: its request was answered (or failed after it may have reached
+   * the server). Best effort: when Redis cannot be reached the slot keeps counting as in flight,
+   * which only ever holds back more, so the caller's request does not fail for it.
+   */
+  async settle(slot: string | undefined): Promise<void> {
+    if (slot === undefined || !this.rate) return;
+    try {
+      await this.redis.eval(SETTLE_SCRIPT, 1, this.zsetKey, slot);
+    } catch {
+      // Still in flight until inFlightMs: conservative.
+    }
   }
 
   /** The longest pause stored: the budget's window (a longer wait would outlast the budget it protects). */
@@ -153,11 +185,11 @@ export class RequestBudget {
 }
 
 /** The organization-wide analytics budget (all analytics endpoints share it). */
-export function analyticsBudget(redis: Redis, prefix: string, rate: RateLimit | null): RequestBudget {
-  return new RequestBudget(redis, { key: `${prefix}:budget:analytics`, rate });
+export function analyticsBudget(redis: Redis, prefix: string, rate: RateLimit | null, inFlightMs?: number): RequestBudget {
+  return new RequestBudget(redis, { key: `${prefix}:budget:analytics`, rate, inFlightMs });
 }
 
 /** The per-project message budget. */
-export function messageBudget(redis: Redis, prefix: string, projectId: string, rate: RateLimit | null): RequestBudget {
-  return new RequestBudget(redis, { key: `${prefix}:budget:messages:${encodeURIComponent(projectId)}`, rate });
+export function messageBudget(redis: Redis, prefix: string, projectId: string, rate: RateLimit | null, inFlightMs?: number): RequestBudget {
+  return new RequestBudget(redis, { key: `${prefix}:budget:messages:${encodeURIComponent(projectId)}`, rate, inFlightMs });
 }

@@ -78,5 +78,12 @@ describe('the analytics budget after a run with faults and a refused connection'
     expect(runs.rows.map((r) => [r.status, Number(r.requests)])).toEqual([['complete', received]]);
     const usage = await analyticsBudget(runtime.redis, runtime.config.queuePrefix, runtime.config.analyticsRate).usage();
     expect(usage.used).toBe(received);
+    // Every answered request counts from its answer, none as still in flight (which would hold
+    // its slot for the request timeout on top of the window).
+    const [seconds, micros] = await runtime.redis.time();
+    const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const scores = (await runtime.redis.zrange(`{${runtime.config.queuePrefix}:budget:analytics}:taken`, 0, -1, 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
+    expect(scores).toHaveLength(received);
+    for (const score of scores) expect(score).toBeLessThanOrEqual(nowMs);
   });
 });

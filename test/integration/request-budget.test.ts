@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/queue/request-budget.js';
+import { until } from '../support/wait.js';
 
 const redis = new Redis(process.env.REDIS_URL!);
 afterAll(() => redis.quit());
@@ -11,7 +12,14 @@ describe('shared request budget', () => {
   it('grants at most N requests in any window, across many takers, and says when the next one is due', async () => {
     const key = `test:${randomUUID()}`;
     const takers = Array.from({ length: 4 }, () => new RequestBudget(redis, { key, rate: { limit: 5, windowMs: 1000 }, marginMs: 0 }));
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => takers[i % 4]!.tryTake()));
+    // Each request answered at once.
+    const results = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const take = await takers[i % 4]!.tryTake();
+        if (take.granted) await takers[i % 4]!.settle(take.slot);
+        return take;
+      }),
+    );
     expect(results.filter((r) => r.granted)).toHaveLength(5);
     const waits = results.flatMap((r) => (r.granted ? [] : [r.waitMs]));
     expect(Math.max(...waits)).toBeLessThanOrEqual(1000);
@@ -32,6 +40,27 @@ describe('shared request budget', () => {
     expect((await limited.tryTake()).granted).toBe(false);
     await new Promise((r) => setTimeout(r, 350));
     expect((await limited.tryTake()).granted).toBe(true);
+  });
+
+  it('counts a request until a window after its answer, however long it was in flight, and no longer than its in-flight bound', async () => {
+    const key = `test:${randomUUID()}`;
+    const budget = new RequestBudget(redis, { key, rate: { limit: 1, windowMs: 200 }, marginMs: 0, inFlightMs: 5_000 });
+    const take = await budget.tryTake();
+    expect(take.granted).toBe(true);
+    // In flight for longer than the window: the server may count it only now.
+    await new Promise((r) => setTimeout(r, 300));
+    const during = await budget.tryTake();
+    expect(during.granted).toBe(false);
+    await budget.settle(take.granted ? take.slot : undefined);
+    const after = await budget.tryTake();
+    expect(after.granted).toBe(false);
+    expect(after.granted ? 0 : after.waitMs).toBeGreaterThan(150);
+    await until('a window after the answer', async () => ((await budget.tryTake()).granted ? true : undefined), 2_000);
+    // One never answered (its taker died mid-request) holds its slot for its in-flight bound, then frees it.
+    const short = new RequestBudget(redis, { key: `test:${randomUUID()}`, rate: { limit: 1, windowMs: 100 }, marginMs: 0, inFlightMs: 200 });
+    expect((await short.tryTake()).granted).toBe(true);
+    expect((await short.tryTake()).granted).toBe(false);
+    await until('the in-flight bound and a window', async () => ((await short.tryTake()).granted ? true : undefined), 2_000);
   });
 
   it('never stores a pause longer than its window (an hour with pacing off), whatever it is asked for', async () => {
@@ -98,6 +127,8 @@ async function runTakers(limit: number, windowMs: number, takers: Taker[]): Prom
         const result = await budget.tryTake();
         if (result.granted) {
           grants.push(last!);
+          // Answered at once: it counts from its grant.
+          await budget.settle(result.slot);
           left -= 1;
           await sleep(taker.thinkMs);
         } else {
