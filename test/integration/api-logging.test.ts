@@ -26,7 +26,7 @@ function capturedLogger(level = 'debug') {
 }
 
 function clientFor(baseUrl: string): MintlifyClient {
-  return new MintlifyClient({ baseUrl, apiKey: API_KEY, timeoutMs: 200, retry: { attempts: 2, baseDelayMs: 10 }, logger: capturedLogger() });
+  return new MintlifyClient({ baseUrl, apiKey: API_KEY, timeoutMs: 1_500, retry: { attempts: 2, baseDelayMs: 10 }, logger: capturedLogger() });
 }
 
 beforeAll(async () => {

@@ -26,7 +26,7 @@ function clientWith(options: { attempts?: number; maxTotalMs?: number; timeoutMs
   return new MintlifyClient({
     baseUrl: server.url,
     apiKey: API_KEY,
-    timeoutMs: options.timeoutMs ?? 300,
+    timeoutMs: options.timeoutMs ?? 1_500,
     retry: { attempts: options.attempts ?? 6, baseDelayMs: 10, maxDelayMs: 50, maxTotalMs: options.maxTotalMs },
     onEvent: (event) => events.push(event),
   });

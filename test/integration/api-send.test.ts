@@ -20,7 +20,7 @@ import { rejection } from '../support/wait.js';
 let server: ScriptedServer;
 
 function clientFor(url: string, attempts = 6): MintlifyClient {
-  return new MintlifyClient({ baseUrl: url, apiKey: API_KEY, timeoutMs: 300, retry: { attempts, baseDelayMs: 10, maxDelayMs: 100 } });
+  return new MintlifyClient({ baseUrl: url, apiKey: API_KEY, timeoutMs: 1_500, retry: { attempts, baseDelayMs: 10, maxDelayMs: 100 } });
 }
 
 beforeAll(async () => {
@@ -64,7 +64,7 @@ describe('a message POST the server provably did not take', () => {
   it('is retried after a 429, honouring Retry-After, and then succeeds', async () => {
     server.script({ status: 429, headers: { 'retry-after': '1' }, body: { error: 'rate limited' } });
     const outcomes: string[] = [];
-    const client = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, timeoutMs: 300, retry: { baseDelayMs: 10, maxDelayMs: 100 }, onEvent: (e) => outcomes.push(e.outcome) });
+    const client = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, timeoutMs: 1_500, retry: { baseDelayMs: 10, maxDelayMs: 100 }, onEvent: (e) => outcomes.push(e.outcome) });
     await withFakeTimeouts(async () => {
       const sending = client.sendMessage('p', 'j', 'hello');
       await realUntil('the 429 to be answered', () => outcomes.length === 1);
