@@ -18,7 +18,7 @@ import { openQueue, QUEUE_NAMES, type QueueName } from '../queue/queues.js';
 import { closeRedisConnection, createRedisConnection } from '../queue/redis-connection.js';
 import { assertDurableForPrompts, checkRedisPersistence, describePersistence, type RedisPersistenceReport } from '../queue/redis-persistence.js';
 import { probeRedis } from '../queue/redis-probe.js';
-import { describeRedisTarget, type RedisTarget } from '../queue/redis-url.js';
+import { describeRedisTarget, type RedisTarget } from '../../config/redis-url.js';
 import { startWorkers, type WorkerSet } from '../../jobs/workers.js';
 import { resolve } from 'node:path';
 import { isLongRunning, longRunningHolder } from '../warehouse/embedded-lock.js';

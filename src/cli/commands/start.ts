@@ -11,7 +11,7 @@ import { addDays, dayInTimeZone } from '../../export/dates.js';
 import { projectDatasets } from '../../export/nightly-plan.js';
 import { planWindows } from '../../export/windows.js';
 import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queue-names.js';
-import { describeRedisTarget, parseRedisUrl } from '../../queue/redis-url.js';
+import { describeRedisTarget, parseRedisUrl } from '../../../config/redis-url.js';
 import { nightlySchedule } from '../../queue/schedules.js';
 import { runUntilSignal } from '../run-until-signal.js';
 import { nextStopSignal } from '../stop-signals.js';
