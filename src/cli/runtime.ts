@@ -22,7 +22,7 @@ import { describeRedisTarget, type RedisTarget } from '../../config/redis-url.js
 import { startWorkers, type WorkerSet } from '../../jobs/workers.js';
 import { resolve } from 'node:path';
 import { isLongRunning, longRunningHolder } from '../warehouse/embedded-lock.js';
-import { openWarehouse, type Warehouse } from '../warehouse/index.js';
+import { configuredEngine, openWarehouse, type Warehouse } from '../warehouse/index.js';
 
 export interface RuntimeOptions {
   config: MintpipeConfig;
@@ -162,7 +162,8 @@ export class Runtime {
           ),
       },
     });
-    if (warehouse.engine === 'embedded') {
+    // Only this process may hold it: the other mintpipe commands of the data dir read through this one.
+    if (warehouse.exclusiveDir !== undefined) {
       const { serveWarehouseGateway } = await import('../warehouse/warehouse-gateway.js');
       this.stopGateway = await serveWarehouseGateway(warehouse, this.config.dataDir, { concurrency: this.config.gateway.concurrency });
     }
@@ -225,8 +226,8 @@ export class Runtime {
    * to workers of this process, which could not have the warehouse. True once they serve them.
    */
   private async workersStartingUp(names: QueueName[]): Promise<boolean> {
-    if (this.config.clickhouse.url || isLongRunning()) return false;
-    const path = resolve(this.config.dataDir, 'clickhouse');
+    const path = configuredEngine(this.config).exclusiveDir;
+    if (path === undefined || isLongRunning()) return false;
     const deadline = Date.now() + Runtime.WORKERS_STARTING_MS;
     let told = false;
     while (longRunningHolder(path) !== undefined && Date.now() < deadline) {
