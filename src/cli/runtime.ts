@@ -20,7 +20,6 @@ import { assertDurableForPrompts, checkRedisPersistence, describePersistence, ty
 import { probeRedis } from '../queue/redis-probe.js';
 import { describeRedisTarget, type RedisTarget } from '../../config/redis-url.js';
 import { startWorkers, type WorkerSet } from '../../jobs/workers.js';
-import { resolve } from 'node:path';
 import { isLongRunning, longRunningHolder } from '../warehouse/embedded-lock.js';
 import { configuredEngine, openWarehouse, type Warehouse } from '../warehouse/index.js';
 
@@ -146,10 +145,7 @@ export class Runtime {
     const longRunning = isLongRunning();
     const timeoutMs = longRunning ? Infinity : Runtime.WAREHOUSE_WAIT_MS;
     const warehouse = await openWarehouse({
-      url: this.config.clickhouse.url,
-      user: this.config.clickhouse.user,
-      password: this.config.clickhouse.password,
-      database: this.config.clickhouse.database,
+      ...this.config.clickhouse,
       dataDir: this.config.dataDir,
       logger: this.logger,
       lockWait: {
