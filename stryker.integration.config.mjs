@@ -16,7 +16,9 @@ export default {
     'src/prompts/send-prompt.ts', // prompt send: at most once, ambiguous on doubt
     'src/prompts/prompt-store.ts', // prompt ledger
     'src/warehouse/read-only-query.ts', // SQL gate: entry point
-    'src/warehouse/read-only-session.ts', // SQL gate: the engine's readonly session
+    'src/warehouse/read-only-session.ts', // SQL gate: the session's catalog and the engine's errors
+    'src/warehouse/engine-embedded.ts', // SQL gate: the embedded engine's readonly session
+    'src/warehouse/engine-server.ts', // SQL gate: a server's readonly requests
     'src/warehouse/query-limits.ts', // SQL gate: timeout, rows, memory
     'src/warehouse/sql-ast.ts', // SQL gate: the engine's parse
     'src/logger.ts', // redaction in logs

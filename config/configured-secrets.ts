@@ -4,7 +4,7 @@
  * anything can print, so logs, errors, run records, failed reasons, `status` and the dashboard
  * never show them, whatever library or upstream echoes them.
  */
-import { parseRedisUrl } from '../src/queue/redis-url.js';
+import { parseRedisUrl } from './redis-url.js';
 import type { MintpipeConfig } from './index.js';
 
 /**

@@ -11,7 +11,8 @@ export function dataDirOf(env: Record<string, string | undefined>): string {
   return resolve(value === undefined || value === '' ? './.data' : value);
 }
 
-/** True when a ClickHouse server is configured (`CLICKHOUSE_URL` set and not blank) instead of the embedded engine. */
-export function usesClickHouseServer(env: Record<string, string | undefined>): boolean {
-  return (env.CLICKHOUSE_URL?.trim() ?? '') !== '';
+/** `CLICKHOUSE_URL` (trimmed; unset or blank = undefined), unchecked: enough to know which engine, before the configuration loads. */
+export function clickhouseUrlOf(env: Record<string, string | undefined>): string | undefined {
+  const value = env.CLICKHOUSE_URL?.trim();
+  return value === undefined || value === '' ? undefined : value;
 }

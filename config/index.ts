@@ -10,7 +10,7 @@ import { MAX_TIMER_MS, parseDurationMs, parseRate, type RateLimit } from './dura
 import { dataDirOf } from './data-dir.js';
 import { checkNightlyCron, checkTimeZone, DEFAULT_NIGHTLY_CRON } from './nightly-cron.js';
 import { triageSettings, type TriageSettings } from './triage.js';
-import { parseRedisUrl } from '../src/queue/redis-url.js';
+import { parseRedisUrl } from './redis-url.js';
 
 export { ConfigError } from './config-error.js';
 export { formatRate, MAX_TIMER_MS, parseDurationMs, parseRate, type RateLimit } from './durations.js';

@@ -18,7 +18,7 @@ import { queueKeyPrefix } from '../src/queue/queue-names.js';
 import { QUEUE_NAMES, type QueueName } from '../src/queue/queues.js';
 import { closeRedisConnection, createRedisConnection, isConnectionError } from '../src/queue/redis-connection.js';
 import { MAX_STALLED_COUNT } from '../src/queue/crash-budget.js';
-import type { RedisTarget } from '../src/queue/redis-url.js';
+import type { RedisTarget } from '../config/redis-url.js';
 import { analyticsBudget } from '../src/queue/request-budget.js';
 
 export interface WorkerDeps {

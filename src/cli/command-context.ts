@@ -3,6 +3,7 @@ import { configuredSecrets } from '../../config/configured-secrets.js';
 import { loadConfig, type MintpipeConfig } from '../../config/index.js';
 import { createLogger, registerSecret, resolveLogFormat, type Logger } from '../logger.js';
 import { prepareDataDir } from '../private-files.js';
+import { configuredEngine } from '../warehouse/factory.js';
 import type { Runtime } from './runtime.js';
 import { onStopSignal, signalExitCode } from './stop-signals.js';
 
@@ -30,7 +31,7 @@ export function loadContext(options: { oneShot?: boolean; usesApi?: boolean } = 
   const logger = createLogger({ level, format });
   // Before anything creates paths there: the data dir is made (when the embedded warehouse or the
   // private Redis will use it) or narrowed to its owner, with what mintpipe made in it before.
-  prepareDataDir(config.dataDir, { logger, create: config.clickhouse.url === undefined || config.redis.url === undefined });
+  prepareDataDir(config.dataDir, { logger, create: configuredEngine(config).exclusiveDir !== undefined || config.redis.url === undefined });
   return { config: { ...config, logLevel: level as MintpipeConfig['logLevel'] }, logger };
 }
 

@@ -10,6 +10,7 @@ import type { MintpipeConfig } from '../../config/index.js';
 import { describeWarehouseTarget } from '../../config/warehouse-target.js';
 import { UsageError } from '../errors.js';
 import { isLive } from '../process-identity.js';
+import { configuredEngine } from '../warehouse/factory.js';
 import { describeSettings, listInstallation, type InstallationProcess } from '../queue/installation-info.js';
 import { installationSalt, keyFingerprint, shortFingerprint } from '../queue/key-fingerprint.js';
 import type { QueueName } from '../queue/queue-names.js';
@@ -65,7 +66,8 @@ export async function checkWarehouse(redis: Redis, config: MintpipeConfig): Prom
   const mine = describeWarehouseTarget(config);
   for (const p of processes) {
     if (p.warehouse === undefined || p.warehouse === mine) continue;
-    const setting = config.clickhouse.url || p.warehouse.startsWith('server') ? 'CLICKHOUSE_URL' : 'MINTPIPE_DATA_DIR';
+    // Another process's warehouse is known by its description (describeWarehouseTarget) only.
+    const setting = p.warehouse.startsWith('server') ? 'CLICKHOUSE_URL' : configuredEngine(config).setting;
     throw new UsageError(`${setting}: this shell reads the warehouse ${mine}, the running ${who(p)} writes to ${p.warehouse}: ${HOW}`);
   }
 }

@@ -4,7 +4,7 @@
  * else on the engine opened here (waiting a while for another one-shot command that has it).
  * Either way the result streams from the engine to the caller's sink, chunk by chunk.
  */
-import type { OpenWarehouseOptions, QueryLimits, QueryResult, QueryTarget } from '../warehouse/index.js';
+import type { EngineOptions, QueryLimits, QueryResult } from '../warehouse/index.js';
 import type { ChunkSink, StreamOutcome } from '../warehouse/read-only-query.js';
 import type { ResultFormat } from '../warehouse/result-format.js';
 import type { CommandContext } from './command-context.js';
@@ -34,8 +34,11 @@ export async function streamWarehouse(sql: string, limits: ReadLimits, format: R
  * even loaded. Undefined when none answers (or a ClickHouse server is configured).
  */
 async function throughRunningInstallation(sql: string, limits: ReadLimits, format: ResultFormat, write: ChunkSink): Promise<StreamOutcome | undefined> {
-  const { dataDirOf, usesClickHouseServer } = await import('../../config/data-dir.js');
-  if (usesClickHouseServer(process.env)) return undefined;
+  const { clickhouseUrlOf, dataDirOf } = await import('../../config/data-dir.js');
+  const { warehouseEngine } = await import('../warehouse/factory.js');
+  // Where the engine is held does not depend on the database, which is known once the configuration is loaded.
+  const engine = warehouseEngine({ url: clickhouseUrlOf(process.env), dataDir: dataDirOf(process.env), database: 'mintpipe' });
+  if (engine.exclusiveDir === undefined) return undefined;
   const { streamThroughGateway } = await import('../warehouse/gateway-client.js');
   return streamThroughGateway(dataDirOf(process.env), sql, { limits, format }, write, true);
 }
@@ -56,14 +59,10 @@ async function runReadOnly(
   const { sql, limits, format, write } = query;
   // By module, not through the warehouse's index: a query on a current embedded warehouse loads
   // neither the ClickHouse client nor the code that writes.
-  const { openEmbeddedForQueries, openWarehouse } = await import('../warehouse/factory.js');
+  const { openForQueries } = await import('../warehouse/factory.js');
   const { WarehouseLockedError } = await import('../warehouse/errors.js');
   const { streamQuery } = await import('../warehouse/read-only-query.js');
-  const open = async (lockWait?: OpenWarehouseOptions['lockWait']): Promise<QueryTarget> => {
-    const options = { ...config.clickhouse, dataDir: config.dataDir, logger, lockWait };
-    // A fresh or older embedded warehouse is opened in full, which creates it and applies the migrations.
-    return (config.clickhouse.url === undefined ? await openEmbeddedForQueries(options) : undefined) ?? (await openWarehouse(options));
-  };
+  const open = (lockWait?: EngineOptions['lockWait']) => openForQueries({ ...config.clickhouse, dataDir: config.dataDir, logger, lockWait });
   let warehouse;
   try {
     warehouse = await open();

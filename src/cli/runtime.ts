@@ -18,11 +18,10 @@ import { openQueue, QUEUE_NAMES, type QueueName } from '../queue/queues.js';
 import { closeRedisConnection, createRedisConnection } from '../queue/redis-connection.js';
 import { assertDurableForPrompts, checkRedisPersistence, describePersistence, type RedisPersistenceReport } from '../queue/redis-persistence.js';
 import { probeRedis } from '../queue/redis-probe.js';
-import { describeRedisTarget, type RedisTarget } from '../queue/redis-url.js';
+import { describeRedisTarget, type RedisTarget } from '../../config/redis-url.js';
 import { startWorkers, type WorkerSet } from '../../jobs/workers.js';
-import { resolve } from 'node:path';
 import { isLongRunning, longRunningHolder } from '../warehouse/embedded-lock.js';
-import { openWarehouse, type Warehouse } from '../warehouse/index.js';
+import { configuredEngine, openWarehouse, type Warehouse } from '../warehouse/index.js';
 
 export interface RuntimeOptions {
   config: MintpipeConfig;
@@ -146,10 +145,7 @@ export class Runtime {
     const longRunning = isLongRunning();
     const timeoutMs = longRunning ? Infinity : Runtime.WAREHOUSE_WAIT_MS;
     const warehouse = await openWarehouse({
-      url: this.config.clickhouse.url,
-      user: this.config.clickhouse.user,
-      password: this.config.clickhouse.password,
-      database: this.config.clickhouse.database,
+      ...this.config.clickhouse,
       dataDir: this.config.dataDir,
       logger: this.logger,
       lockWait: {
@@ -162,7 +158,8 @@ export class Runtime {
           ),
       },
     });
-    if (warehouse.engine === 'embedded') {
+    // Only this process may hold it: the other mintpipe commands of the data dir read through this one.
+    if (warehouse.exclusiveDir !== undefined) {
       const { serveWarehouseGateway } = await import('../warehouse/warehouse-gateway.js');
       this.stopGateway = await serveWarehouseGateway(warehouse, this.config.dataDir, { concurrency: this.config.gateway.concurrency });
     }
@@ -225,8 +222,8 @@ export class Runtime {
    * to workers of this process, which could not have the warehouse. True once they serve them.
    */
   private async workersStartingUp(names: QueueName[]): Promise<boolean> {
-    if (this.config.clickhouse.url || isLongRunning()) return false;
-    const path = resolve(this.config.dataDir, 'clickhouse');
+    const path = configuredEngine(this.config).exclusiveDir;
+    if (path === undefined || isLongRunning()) return false;
     const deadline = Date.now() + Runtime.WORKERS_STARTING_MS;
     let told = false;
     while (longRunningHolder(path) !== undefined && Date.now() < deadline) {

@@ -4,15 +4,16 @@
  * before any banner, Redis or engine. Otherwise it claims the directory, so that one-shot commands
  * arriving while it starts up leave the engine to it.
  */
-import { resolve } from 'node:path';
 import type { MintpipeConfig } from '../../config/index.js';
 import { MintpipeError } from '../errors.js';
 import { claimDirectory, declareCommand, longRunningHolder, releaseClaim, type LongRunningCommand } from '../warehouse/embedded-lock.js';
+import { configuredEngine } from '../warehouse/factory.js';
 
 export function claimEmbeddedWarehouse(config: Pick<MintpipeConfig, 'dataDir' | 'clickhouse'>, command: LongRunningCommand): void {
   declareCommand(command);
-  if (config.clickhouse.url) return;
-  const path = resolve(config.dataDir, 'clickhouse');
+  // An engine every process opens itself has nothing to claim.
+  const path = configuredEngine(config).exclusiveDir;
+  if (path === undefined) return;
   const holder = longRunningHolder(path);
   if (holder !== undefined) {
     throw new MintpipeError(

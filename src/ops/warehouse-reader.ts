@@ -4,15 +4,15 @@
  * that process's read-only gateway, the way `mintpipe query` does. Either way a reader only runs
  * SELECTs; through the gateway each one is judged and run read-only there.
  */
-import type { QueryResult, Warehouse } from '../warehouse/index.js';
-import { QueryBusyError, selectRows } from '../warehouse/index.js';
+import type { EngineKind, QueryResult, Warehouse } from '../warehouse/index.js';
+import { configuredEngine, QueryBusyError, selectRows } from '../warehouse/index.js';
 import { WarehouseGatewayError } from './warehouse-gateway-error.js';
 
 export interface WarehouseReader {
   /** Database of mintpipe's tables and views (what `tableName` qualifies names with). */
   readonly database: string;
-  /** `embedded` or `server` when read directly, `gateway` when read through the process holding the engine. */
-  readonly via: 'embedded' | 'server' | 'gateway';
+  /** The engine's kind when read directly, `gateway` when read through the process holding the engine. */
+  readonly via: EngineKind | 'gateway';
   /** Rows of one SELECT; `{name:Type}` placeholders take their values from `params`. */
   select<T>(sql: string, params?: Record<string, unknown>): Promise<T[]>;
 }
@@ -28,7 +28,7 @@ export interface ReaderSettings {
 }
 
 export function directReader(wh: Warehouse): WarehouseReader {
-  return { database: wh.database, via: wh.engine, select: (sql, params) => selectRows(wh, sql, params) };
+  return { database: wh.database, via: wh.kind, select: (sql, params) => selectRows(wh, sql, params) };
 }
 
 /** A ClickHouse literal of a parameter value (strings, finite numbers, booleans, arrays of them). */
@@ -126,7 +126,7 @@ export interface WarehouseOpener {
  */
 export async function openReader(source: WarehouseOpener, settings: ReaderSettings | undefined): Promise<WarehouseReader> {
   // A gateway serves an embedded engine only; one found beside a server URL is another setup's.
-  if (settings && !settings.clickhouse.url) {
+  if (settings && configuredEngine(settings).exclusiveDir !== undefined) {
     const { gatewayPid, queryThroughGateway } = await import('../warehouse/gateway-client.js');
     const holder = gatewayPid(settings.dataDir);
     if (holder !== undefined && holder !== process.pid) {

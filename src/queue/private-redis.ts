@@ -24,7 +24,7 @@ import { addHolder, dropHolder, liveHolders } from './redis-holders.js';
 import { privateSocketPath } from './redis-socket.js';
 import { withStartLock } from './redis-start-lock.js';
 import { RedisUnavailableError } from './redis-unavailable-error.js';
-import type { RedisTarget } from './redis-url.js';
+import type { RedisTarget } from '../../config/redis-url.js';
 
 export { RedisUnavailableError } from './redis-unavailable-error.js';
 

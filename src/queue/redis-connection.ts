@@ -1,12 +1,12 @@
 /**
  * ioredis connections as BullMQ wants them, to one server or to a Redis Cluster (REDIS_URL forms
- * in redis-url.ts). Every connection made here has an error listener: without one, ioredis prints a
+ * in config/redis-url.ts). Every connection made here has an error listener: without one, ioredis prints a
  * stack trace for every failed reconnect attempt. Instead a lost and a regained connection are one
  * structured log line each.
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../logger.js';
-import { describeRedisTarget, parseRedisUrl, type RedisTarget } from './redis-url.js';
+import { describeRedisTarget, parseRedisUrl, type RedisTarget } from '../../config/redis-url.js';
 
 /** Node errors that mean "the connection is gone", as opposed to a command's own failure. */
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);

@@ -6,7 +6,7 @@
 import type { Redis } from 'ioredis';
 import { MintpipeError } from '../errors.js';
 import { connectionErrorReason, createRedisConnection, redisTarget } from './redis-connection.js';
-import { describeRedisTarget, type RedisTarget } from './redis-url.js';
+import { describeRedisTarget, type RedisTarget } from '../../config/redis-url.js';
 
 /** How long the probe waits for Redis to answer. */
 const PROBE_TIMEOUT_MS = 5_000;

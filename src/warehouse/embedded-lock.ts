@@ -1,12 +1,14 @@
 /**
- * Who holds an embedded warehouse directory. The engine's own lock (on `<path>/status`) is the
- * truth; our pid file names the mintpipe process behind it, and lets a second process refuse
- * before the engine prints its own lock error to stderr.
+ * Who holds an embedded warehouse directory, and how this process takes it. The engine's own lock
+ * (on `<path>/status`) is the truth; our pid file names the mintpipe process behind it, and lets a
+ * second process refuse before the engine prints its own lock error to stderr.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import type { Logger } from '../logger.js';
 import { currentProcess, isLive, isLiveSince, type ProcessIdentity } from '../process-identity.js';
-import { writePrivateFile } from '../private-files.js';
+import { privateDir, writePrivateFile } from '../private-files.js';
+import { WarehouseLockedError, WarehouseProcessBoundError } from './errors.js';
 
 const PID_FILE = 'mintpipe.pid';
 /** Written by the engine while it holds the directory: `PID: 1234\nStarted at: …`. */
@@ -172,5 +174,142 @@ function openLockIsStale(file: string): boolean {
     return Date.now() - statSync(file).mtimeMs > UNNAMED_OPEN_LOCK_MS;
   } catch {
     return false; // removed meanwhile: try again
+  }
+}
+
+/**
+ * While another process holds the embedded directory, keep trying for up to `timeoutMs` (calling
+ * `onWait` once, so the caller can say it waits) instead of refusing at once. A holder that exits,
+ * is killed or is a zombie frees it.
+ */
+export interface LockWait {
+  timeoutMs: number;
+  onWait?: (holderPid: number | undefined) => void;
+  /** Call `onWait` again after this long. @default once */
+  repeatMs?: number;
+}
+
+/** Pause between two tries of a locked directory. */
+const LOCK_RETRY_MS = 100;
+
+/** Runs `take` (holdDirectory), trying again within `lockWait` while another process holds the directory. */
+export async function waitForDirectory<T>(lockWait: LockWait | undefined, take: () => Promise<T>): Promise<T> {
+  const startedAt = Date.now();
+  const timeoutMs = lockWait?.timeoutMs ?? 0;
+  let told: number | undefined;
+  for (;;) {
+    try {
+      return await take();
+    } catch (err) {
+      const locked = err instanceof WarehouseLockedError ? err : err instanceof EngineRefusedError ? err.locked : undefined;
+      const waitedMs = Date.now() - startedAt;
+      if (!locked || waitedMs + LOCK_RETRY_MS > timeoutMs) {
+        if (!locked) throw err;
+        // Refused with no holder to name, even after waiting: the engine's own reason, whatever it was.
+        if (err instanceof EngineRefusedError && locked.holderPid === undefined) throw err.cause;
+        throw timeoutMs > 0 ? new WarehouseLockedError(locked.path, locked.holderPid, { cause: err, waitedMs }) : locked;
+      }
+      if (told === undefined || Date.now() - told >= (lockWait?.repeatMs ?? Infinity)) {
+        lockWait?.onWait?.(locked.holderPid);
+        told = Date.now();
+      }
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
+  }
+}
+
+/**
+ * The engine refused a directory whose status file says a process has it, but no live mintpipe
+ * process is named (one between opening the engine and writing its pid file, or one closing):
+ * worth another try while waiting.
+ */
+class EngineRefusedError extends Error {
+  constructor(
+    readonly locked: WarehouseLockedError,
+    options: { cause: unknown },
+  ) {
+    super('the embedded engine refused the directory', options);
+  }
+}
+
+/** An engine handle on an embedded directory held by this process; `release` gives the directory back. */
+export interface HeldDirectory<T> {
+  path: string;
+  handle: T;
+  release: () => void;
+}
+
+/** Embedded directories this process has open, with their open counts. */
+const openEmbedded = new Map<string, number>();
+
+/** Tries while a dead holder's locks are released by the kernel: 30 × 100 ms. */
+const DEAD_HOLDER_RETRIES = 30;
+const DEAD_HOLDER_RETRY_MS = 100;
+
+/**
+ * Takes `<dataDir>/clickhouse` for this process with the engine handle `open` makes: refused when
+ * another live process holds it or this process holds another directory, retried while a dead
+ * holder's locks linger, recorded in the pid file while held.
+ */
+export async function holdDirectory<T>(dataDir: string, open: (path: string) => T, logger?: Logger): Promise<HeldDirectory<T>> {
+  const path = resolve(join(dataDir, 'clickhouse'));
+  for (const [openPath, count] of openEmbedded) {
+    if (openPath !== path && count > 0) throw new WarehouseProcessBoundError(path, openPath);
+  }
+  const recorded = recordedHolder(path);
+  if (recorded !== undefined) throw new WarehouseLockedError(path, recorded);
+  // A one-shot command never takes the directory from a start or worker that is starting up: it
+  // is as good as held (the command waits for it, then goes through it).
+  const starting = isLongRunning() ? undefined : longRunningHolder(path);
+  if (starting !== undefined) throw new WarehouseLockedError(path, starting.pid);
+  // Reserve the directory before the first await, so a concurrent open of another one is refused.
+  openEmbedded.set(path, (openEmbedded.get(path) ?? 0) + 1);
+  const release = () => {
+    const count = (openEmbedded.get(path) ?? 1) - 1;
+    if (count > 0) {
+      openEmbedded.set(path, count);
+      return;
+    }
+    openEmbedded.delete(path);
+    removePidFile(path);
+  };
+  try {
+    // The engine's files are readable by anyone who can enter the directory: 0700 keeps them ours.
+    privateDir(dataDir, logger);
+    privateDir(path, logger);
+    // One mintpipe process at a time asks the engine for the directory, and only when no live holder
+    // is recorded: an engine that refuses prints its own lock error to stderr.
+    const handle = await withOpenLock(path, async () => {
+      const holder = recordedHolder(path) ?? (isLongRunning() ? undefined : longRunningHolder(path)?.pid);
+      if (holder !== undefined) throw new WarehouseLockedError(path, holder);
+      const opened = await openOnceDeadHolderGone(path, open);
+      writePidFile(path);
+      return opened;
+    });
+    return { path, handle, release };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/**
+ * The engine's open of `path`, tried again while it refuses with no live holder named: a process
+ * killed a moment ago keeps its file locks until its last thread has exited.
+ */
+async function openOnceDeadHolderGone<T>(path: string, open: (path: string) => T): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return open(path);
+    } catch (err) {
+      const named = lockHolder(path);
+      if (named !== undefined) throw new WarehouseLockedError(path, named, { cause: err });
+      if (attempt < DEAD_HOLDER_RETRIES) {
+        await new Promise((resolve) => setTimeout(resolve, DEAD_HOLDER_RETRY_MS));
+        continue;
+      }
+      if (existsSync(join(path, ENGINE_STATUS_FILE))) throw new EngineRefusedError(new WarehouseLockedError(path, undefined), { cause: err });
+      throw err;
+    }
   }
 }

@@ -1,6 +1,7 @@
 /** The warehouse: open it, then call the stores. Exported by name. */
-export { openEmbeddedForQueries, openWarehouse, type OpenWarehouseOptions } from './factory.js';
-export type { EmbeddedQueryTarget, QueryTarget, Warehouse, WarehouseEngine } from './warehouse.js';
+export { configuredEngine, openForQueries, openWarehouse, warehouseEngine, type OpenWarehouseOptions } from './factory.js';
+export type { Warehouse } from './warehouse.js';
+export type { EngineKind, EngineOptions, WarehouseEngine } from './warehouse-engine.js';
 export {
   RunRowsMismatchError,
   WarehouseLockedError,

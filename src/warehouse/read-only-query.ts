@@ -7,11 +7,14 @@ import { AstReadError, readExplainAst } from './sql-ast.js';
 import { judgeStatement } from './sql-gate.js';
 import { QueryCancelledError, QueryFailedError, QueryLimitError, QueryRefusedError, shortenExpected } from './query-errors.js';
 import { DEFAULT_QUERY_LIMITS, formatTimeout, type QueryLimits } from './query-limits.js';
-import { engineErrorCode, engineErrorLine, openReadOnlySession, type JudgedStatement, type ReadOnlySession } from './read-only-session.js';
+import { engineErrorCode, engineErrorLine, type JudgedStatement, type ReadOnlySession } from './read-only-session.js';
 import type { ResultFormat } from './result-format.js';
 import { RowCutter } from './row-cutter.js';
 import { RowsCollector } from './rows-collector.js';
-import type { QueryTarget } from './warehouse.js';
+import type { WarehouseEngine } from './warehouse-engine.js';
+
+/** What a query runs on: an open engine, or a warehouse (an open engine with the pipeline's client). */
+type QuerySource = Pick<WarehouseEngine, 'readOnlySession'>;
 
 export interface QueryColumn {
   name: string;
@@ -69,7 +72,7 @@ function resolveLimits(options: Partial<QueryLimits>): QueryLimits {
 }
 
 /** Runs read-only SQL and returns its rows (at most `maxRows`, with `truncatedAt` when it cut). */
-export async function runQuery(wh: QueryTarget, sql: string, options: RunQueryOptions = {}): Promise<QueryResult> {
+export async function runQuery(wh: QuerySource, sql: string, options: RunQueryOptions = {}): Promise<QueryResult> {
   const collector = new RowsCollector();
   const outcome = await streamQuery(wh, sql, { ...options, format: 'rows' }, (chunk) => collector.add(chunk));
   return collector.result(outcome.cut ? outcome.rows : undefined);
@@ -81,7 +84,7 @@ export async function runQuery(wh: QueryTarget, sql: string, options: RunQueryOp
  * engine stops soon after) and the outcome says so; a limit or a cancellation after some chunks
  * were written rejects as it would before any.
  */
-export async function streamQuery(wh: QueryTarget, sql: string, options: StreamQueryOptions, write: ChunkSink): Promise<StreamOutcome> {
+export async function streamQuery(wh: QuerySource, sql: string, options: StreamQueryOptions, write: ChunkSink): Promise<StreamOutcome> {
   const limits = resolveLimits(options);
   return withReadOnlyQuery(wh, sql, limits, options.signal, async (session, statement) => {
     const cutter = new RowCutter(options.format, limits.maxRows);
@@ -100,14 +103,14 @@ export async function streamQuery(wh: QueryTarget, sql: string, options: StreamQ
  * time limit and the caller's signal, both of which stop the query on the engine.
  */
 async function withReadOnlyQuery<T>(
-  wh: QueryTarget,
+  wh: QuerySource,
   sql: string,
   limits: QueryLimits,
   signal: AbortSignal | undefined,
   body: (session: ReadOnlySession, statement: JudgedStatement) => Promise<T>,
 ): Promise<T> {
   if (signal?.aborted) throw new QueryCancelledError('query: cancelled');
-  const session = await openReadOnlySession(wh, limits);
+  const session = await wh.readOnlySession(limits);
   let stopped: 'timeout' | 'cancelled' | undefined;
   let settled = false;
   let repeat: NodeJS.Timeout | undefined;
@@ -155,8 +158,8 @@ async function withReadOnlyQuery<T>(
  * Judges `sql` without running it: returns the engine's rendering of the one statement that would
  * run, or throws QueryRefusedError naming what was refused.
  */
-export async function checkQuery(wh: QueryTarget, sql: string): Promise<string> {
-  const session = await openReadOnlySession(wh, DEFAULT_QUERY_LIMITS);
+export async function checkQuery(wh: QuerySource, sql: string): Promise<string> {
+  const session = await wh.readOnlySession(DEFAULT_QUERY_LIMITS);
   try {
     return (await gate(session, sql)).sql;
   } finally {

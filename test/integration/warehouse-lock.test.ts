@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { MintpipeError } from '../../src/errors.js';
-import { openEmbeddedForQueries, openWarehouse, WarehouseLockedError, WarehouseProcessBoundError, type Warehouse } from '../../src/warehouse/index.js';
+import { openForQueries, openWarehouse, WarehouseLockedError, WarehouseProcessBoundError, type Warehouse } from '../../src/warehouse/index.js';
 
 // This process opens only this directory; the child processes hold it in turn.
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-lock-'));
@@ -102,7 +102,7 @@ describe('embedded warehouse lock', () => {
     // A pid file naming a live process (our parent) but no engine lock behind it: stale.
     writeFileSync(join(enginePath, 'mintpipe.pid'), `${process.ppid}\n`);
     const wh = await open();
-    expect(wh.engine).toBe('embedded');
+    expect(wh.kind).toBe('embedded');
     expect(pidFilePid()).toBe(String(process.pid));
   });
 
@@ -193,9 +193,9 @@ describe('embedded warehouse lock', () => {
 
   it('holds the directory for queries under the same lock: refused while another process has it, waits when asked', async () => {
     const child = await holder('warehouse');
-    await expect(openEmbeddedForQueries({ database: 'mintpipe_lock_test', dataDir })).rejects.toThrow(`in use by another mintpipe process (pid ${child.pid})`);
+    await expect(openForQueries({ database: 'mintpipe_lock_test', dataDir })).rejects.toThrow(`in use by another mintpipe process (pid ${child.pid})`);
     const waits: Array<number | undefined> = [];
-    const opening = openEmbeddedForQueries({ database: 'mintpipe_lock_test', dataDir, lockWait: { timeoutMs: 60_000, onWait: (pid) => waits.push(pid) } });
+    const opening = openForQueries({ database: 'mintpipe_lock_test', dataDir, lockWait: { timeoutMs: 60_000, onWait: (pid) => waits.push(pid) } });
     await until('the query opener to say it waits', async () => (waits.length > 0 ? true : undefined));
     await release(child);
     const target = await opening;

@@ -17,7 +17,6 @@ import {
   type Warehouse,
 } from '../../src/warehouse/index.js';
 import { DEFAULT_QUERY_LIMITS } from '../../src/warehouse/query-limits.js';
-import { openReadOnlySession } from '../../src/warehouse/read-only-session.js';
 import { describeEmbeddedOnly, testDatabase, warehouseOptions } from '../support/engine.js';
 import { rejection, until } from '../support/wait.js';
 
@@ -123,7 +122,7 @@ describe('a read-only query', () => {
   });
 
   it('runs on a session where the engine itself refuses writes, files and URLs, for SQL the gate never saw', async () => {
-    const session = await openReadOnlySession(wh, DEFAULT_QUERY_LIMITS);
+    const session = await wh.readOnlySession(DEFAULT_QUERY_LIMITS);
     try {
       for (const sql of [
         'INSERT INTO t VALUES (9)',

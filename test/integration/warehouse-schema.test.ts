@@ -35,7 +35,7 @@ async function columns(view: string): Promise<Array<[string, string]>> {
 
 describe('warehouse schema', () => {
   it('opens the engine under test and creates the database', async () => {
-    expect(wh.engine).toBe(engineName());
+    expect(wh.kind).toBe(engineName());
     const rows = await selectRows<{ name: string }>(wh, 'SELECT name FROM system.databases WHERE name = {db:String}', {
       db: wh.database,
     });

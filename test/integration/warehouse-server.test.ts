@@ -29,7 +29,7 @@ describe('server engine', () => {
   it('creates the database and applies every migration once, as the app user', async () => {
     const wh = await openWarehouse({ url: server.url, ...app, database, dataDir: '/nonexistent' });
     try {
-      expect(wh.engine).toBe('server');
+      expect(wh.kind).toBe('server');
       const [row] = await selectRows<{ n: number | string }>(wh, `SELECT count() AS n FROM ${database}.schema_migrations`);
       expect(Number(row?.n)).toBe(migrations.length);
     } finally {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/index.js';
-import { describeRedisTarget, parseRedisUrl } from '../../src/queue/redis-url.js';
+import { describeRedisTarget, parseRedisUrl } from '../../config/redis-url.js';
 
 describe('REDIS_URL', () => {
   it('reads a single server with credentials and a database', () => {

@@ -11,8 +11,9 @@ import { addDays, dayInTimeZone } from '../../export/dates.js';
 import { projectDatasets } from '../../export/nightly-plan.js';
 import { planWindows } from '../../export/windows.js';
 import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queue-names.js';
-import { describeRedisTarget, parseRedisUrl } from '../../queue/redis-url.js';
+import { describeRedisTarget, parseRedisUrl } from '../../../config/redis-url.js';
 import { nightlySchedule } from '../../queue/schedules.js';
+import { configuredEngine } from '../../warehouse/factory.js';
 import { runUntilSignal } from '../run-until-signal.js';
 import { nextStopSignal } from '../stop-signals.js';
 
@@ -133,7 +134,7 @@ async function start(flags: StartFlags): Promise<void> {
 
 /** Where the rows and the queues live, without credentials. */
 function describeStores(config: MintpipeConfig): string {
-  const warehouse = config.clickhouse.url ? 'a ClickHouse server (CLICKHOUSE_URL)' : `the embedded warehouse in ${config.dataDir}`;
+  const warehouse = configuredEngine(config).title;
   let redis = `a private redis-server in ${join(config.dataDir, 'redis')}`;
   if (config.redis.url) {
     const target = parseRedisUrl(config.redis.url);
