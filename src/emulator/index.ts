@@ -19,14 +19,10 @@ export { FAULT_KINDS, ROUTE_NAMES, type Fault, type FaultKind, type FaultRates, 
 export { parseApiDate } from './api-date.js';
 export type { AnalyticsDataset, EmulatorDataset, Truth } from './analytics-dataset.js';
 export { ANALYTICS_DATASETS, EMULATOR_DATASETS } from './datasets/index.js';
-export { analyticsRoutePath } from './routes/analytics-route.js';
-export { defaultItemCount, MAX_ITEMS_PER_WINDOW, type AnalyticsKnobs, type DailyItems } from './analytics-knobs.js';
+export { defaultItemCount, MAX_ITEMS_PER_WINDOW, type AnalyticsKnobs } from './analytics-knobs.js';
 export { analyticsThread, analyticsTruth, type TruthByDataset, type TruthOptions } from './analytics-truth.js';
 export { DEFAULT_WINDOW_DAYS, FEEDBACK_SOURCES, FEEDBACK_STATUSES, type FeedbackFilters } from './analytics-query.js';
 export type { FeedbackItem } from './datasets/feedback.js';
 export type { AssistantRow } from './datasets/assistant.js';
-export type { SearchRow } from './datasets/searches.js';
-export type { AssistantThread, ThreadMessage } from './datasets/assistant-threads.js';
-export type { CallerStats } from './datasets/assistant-caller-stats.js';
-export type { FeedbackByPageRow } from './datasets/feedback-by-page.js';
+export type { AssistantThread } from './datasets/assistant-threads.js';
 export type { TrafficRow } from './traffic-window.js';
