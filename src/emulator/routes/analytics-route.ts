@@ -17,7 +17,7 @@ const ORGANIZATION = 'org';
 type Params = Record<string, string> & { projectId: string };
 
 /** The fastify path of a dataset's operation. */
-export function analyticsRoutePath(dataset: AnalyticsDataset): string {
+function analyticsRoutePath(dataset: AnalyticsDataset): string {
   return `/v1/analytics/:projectId/${EMULATOR_DATASETS[dataset].path}`;
 }
 
