@@ -15,6 +15,7 @@ import { createLogger } from '../src/logger.js';
 import { QUEUE_NAMES } from '../src/queue/queues.js';
 import { insertRows, runQuery } from '../src/warehouse/index.js';
 import { liveHeapSampler, mb, rssSampler, spawnEmulator } from './spawn-emulator.js';
+import { getVisitorsPage } from '../test/support/visitors-page.js';
 
 export interface ExportBenchResult {
   lines: string[];
@@ -45,7 +46,7 @@ export async function exportBench(redisUrl: string, latencyMs = 25): Promise<str
     const warm = new MintlifyClient({ baseUrl: emulator.url, apiKey: 'mint_bench' });
     const runPipeline = async (projectId: string, day: string, next: string) => {
       // The emulator computes a window on its first request; keep that out of every measurement.
-      await warm.getVisitors(projectId, { dateFrom: day, dateTo: next, limit: 1, offset: 0 });
+      await getVisitorsPage(warm, projectId, { dateFrom: day, dateTo: next, limit: 1, offset: 0 });
       sampler.reset();
       const started = performance.now();
       const [e] = await enqueueWindows(queue, [{ dataset: 'visitors', projectId, dateFrom: day, dateTo: next, kind: 'manual' }]);
@@ -72,7 +73,7 @@ export async function exportBench(redisUrl: string, latencyMs = 25): Promise<str
     const naiveStart = performance.now();
     let naiveRows = 0;
     for (let offset = 0; ; offset += 250) {
-      const page = await client.getVisitors('bench-100000', { dateFrom: '2026-10-01', dateTo: '2026-10-02', limit: 250, offset });
+      const page = await getVisitorsPage(client, 'bench-100000', { dateFrom: '2026-10-01', dateTo: '2026-10-02', limit: 250, offset });
       if (page.visitors.length) await insertRows(warehouse, 'bench_naive', page.visitors);
       naiveRows += page.visitors.length;
       if (!page.hasMore) break;

@@ -1,5 +1,5 @@
 /** The upstream operations; errors, events and logs name the one they belong to. */
-export type ApiOperation = 'getVisitors' | 'getAnalytics' | 'sendMessage' | 'createAgentJob' | 'getAgentJob';
+export type ApiOperation = 'getAnalytics' | 'sendMessage' | 'createAgentJob' | 'getAgentJob';
 
 /**
  * Why an attempt failed, as a stable label for metrics and logs. Every `MintlifyApiError`

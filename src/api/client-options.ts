@@ -58,15 +58,3 @@ export interface CallOptions {
    */
   logger?: Logger;
 }
-
-/** Query of one visitors page. */
-export interface VisitorsQuery {
-  /** ISO 8601 or `YYYY-MM-DD`, inclusive. */
-  dateFrom: string;
-  /** ISO 8601 or `YYYY-MM-DD`, exclusive. */
-  dateTo: string;
-  /** Rows per page, 1–250 (exports always use 250). */
-  limit: number;
-  /** Rows to skip, >= 0. */
-  offset: number;
-}

@@ -11,7 +11,7 @@ import { UsageError } from '../errors.js';
 import { abortableSleep } from './abortable-sleep.js';
 import type { ApiEvent } from './api-event.js';
 import type { ApiOperation } from './api-operation.js';
-import type { CallOptions, MintlifyClientOptions, VisitorsQuery } from './client-options.js';
+import type { CallOptions, MintlifyClientOptions } from './client-options.js';
 import { errorFromFetchFailure } from './error-from-fetch-failure.js';
 import { errorFromResponse } from './error-from-response.js';
 import { AmbiguousSendError, InvalidRequestError, InvalidResponseError, MintlifyApiError, NetworkError, TimeoutError } from './errors/index.js';
@@ -21,10 +21,9 @@ import { pathSegment } from './path-segment.js';
 import { boundRetryAfter, DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_RETRY_AFTER_MS } from './retry-after.js';
 import { backoffDelayMs, resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
 import { isRetryableRead, isRetryableSend, provesNotSent, serverRequestedWaitMs } from './retry-rules.js';
-import { agentJobSchema, visitorsPageSchema, type AgentJob, type VisitorsPage } from './schemas.js';
+import { agentJobSchema, type AgentJob } from './schemas.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-const MAX_LIMIT = 250;
 
 /**
  * A POST's JSON text travels beside ky's request, not in it. ky clones every request before
@@ -103,29 +102,6 @@ export class MintlifyClient {
       redirect: 'manual',
       fetch: fetchWithJsonBody,
     });
-  }
-
-  /** One page of visitors of `projectId` in [dateFrom, dateTo). */
-  async getVisitors(projectId: string, query: VisitorsQuery, call?: CallOptions): Promise<VisitorsPage> {
-    const op = 'getVisitors';
-    const project = pathSegment(op, 'projectId', projectId);
-    const refuse = (serverMessage: string): never => {
-      throw new InvalidRequestError({ op, serverMessage });
-    };
-    if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > MAX_LIMIT) refuse(`limit: expected an integer 1–${MAX_LIMIT}, got ${query.limit}`);
-    if (!Number.isInteger(query.offset) || query.offset < 0) refuse(`offset: expected an integer >= 0, got ${query.offset}`);
-    if (!query.dateFrom) refuse('dateFrom: missing');
-    if (!query.dateTo) refuse('dateTo: missing');
-    const searchParams = new URLSearchParams({
-      dateFrom: query.dateFrom,
-      dateTo: query.dateTo,
-      limit: String(query.limit),
-      offset: String(query.offset),
-    });
-    return this.#execute(
-      { op, context: { project: projectId }, method: 'get', path: `v1/analytics/${project}/visitors`, searchParams, schema: visitorsPageSchema },
-      call,
-    );
   }
 
   /**

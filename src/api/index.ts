@@ -1,5 +1,5 @@
 export { MintlifyClient } from './client.js';
-export type { CallOptions, MintlifyClientOptions, VisitorsQuery } from './client-options.js';
+export type { CallOptions, MintlifyClientOptions } from './client-options.js';
 export type { ApiEvent } from './api-event.js';
 export type { ApiFailureReason, ApiOperation } from './api-operation.js';
 export { DEFAULT_RETRY_POLICY, backoffDelayMs, resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
@@ -9,14 +9,8 @@ export {
   TERMINAL_STATUSES,
   agentJobSchema,
   isTerminalStatus,
-  siteTotalsSchema,
-  visitorRowSchema,
-  visitorsPageSchema,
   type AgentJob,
   type AgentJobStatus,
-  type SiteTotals,
-  type VisitorRow,
-  type VisitorsPage,
 } from './schemas.js';
 export {
   AmbiguousSendError,

@@ -1,6 +1,6 @@
 /**
- * Every analytics dataset, by name. Adding one: a module here, a migration with its table and view,
- * and its fixtures in the emulator. Nothing else names a dataset.
+ * Every analytics dataset, by name. Adding one: docs/development.md#add-a-dataset (a module here,
+ * its name in dataset.ts, a fixture in src/emulator/datasets/, a migration). Nothing else names a dataset.
  */
 import { UsageError } from '../errors.js';
 import { assistant } from './assistant.js';

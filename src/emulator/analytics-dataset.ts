@@ -1,32 +1,42 @@
 /**
- * The eight analytics operations of Mintlify's published OpenAPI, by the dataset names mintpipe's
- * CLI uses, and the path of each under `/v1/analytics/:projectId/`. All share one organization budget.
+ * What the emulator knows of one analytics dataset (its fixture, one file per dataset under
+ * datasets/): where it answers, which parameters it takes, the answer it serves and the ground
+ * truth tests compare an export against. The route table, paging, faults and query parsing are
+ * shared; a fixture holds only what is particular to its dataset.
  */
-export const ANALYTICS_DATASETS = [
-  'visitors',
-  'views',
-  'feedback',
-  'feedback-by-page',
-  'assistant',
-  'assistant-caller-stats',
-  'searches',
-  'assistant-threads',
-] as const;
+import type { DatasetName } from '../datasets/dataset.js';
+import type { AnalyticsQuery, FeedbackFilters, QuerySpec } from './analytics-query.js';
+import type { Answer, EmulatorContext } from './emulator-context.js';
+import type { ResolvedEmulatorOptions } from './emulator-options.js';
+import type { WindowRef } from './window-ref.js';
 
-export type AnalyticsDataset = (typeof ANALYTICS_DATASETS)[number];
+/** The emulator's datasets are the pipeline's: the same names. */
+export type AnalyticsDataset = DatasetName;
 
-/** Datasets whose item count per window `itemsFor` sets (visitors has `pathsFor`; the others derive). */
-export const ITEM_DATASETS = ['views', 'feedback', 'feedback-by-page', 'assistant', 'searches'] as const;
-export type ItemDataset = (typeof ITEM_DATASETS)[number];
+/** Every item of a window as served (all pages), and the window-level figures every page repeats. */
+export interface Truth<Item = unknown, Totals = unknown> {
+  items: Item[];
+  totals?: Totals;
+}
 
-/** Fastify route of each dataset (threads take the thread id in the path). */
-export const ANALYTICS_ROUTE_PATHS: Record<AnalyticsDataset, string> = {
-  visitors: '/v1/analytics/:projectId/visitors',
-  views: '/v1/analytics/:projectId/views',
-  feedback: '/v1/analytics/:projectId/feedback',
-  'feedback-by-page': '/v1/analytics/:projectId/feedback/by-page',
-  assistant: '/v1/analytics/:projectId/assistant',
-  'assistant-caller-stats': '/v1/analytics/:projectId/assistant/caller-stats',
-  searches: '/v1/analytics/:projectId/searches',
-  'assistant-threads': '/v1/analytics/:projectId/assistant/threads/:threadId',
-};
+interface FixtureBase<T extends Truth> {
+  /** Path under `/v1/analytics/:projectId/`, in fastify's syntax. */
+  path: string;
+  /** Ground truth of a window, as served with these options (pure). */
+  truth(options: ResolvedEmulatorOptions, ref: WindowRef, filters: FeedbackFilters): T;
+}
+
+/** A dataset asked for by window: the route parses `query` and names the window. */
+export interface WindowFixture<T extends Truth = Truth> extends FixtureBase<T> {
+  kind: 'window';
+  query: QuerySpec;
+  answer(ctx: EmulatorContext, query: AnalyticsQuery, ref: WindowRef): Answer;
+}
+
+/** A dataset asked for by an id in the path (no window). */
+export interface LookupFixture<T extends Truth = Truth> extends FixtureBase<T> {
+  kind: 'lookup';
+  answer(ctx: EmulatorContext, projectId: string, params: Record<string, string>): Answer;
+}
+
+export type EmulatorDataset<T extends Truth = Truth> = WindowFixture<T> | LookupFixture<T>;

@@ -4,9 +4,9 @@
  * pages, expiring cursors). Each knob is off by default; resolved and checked once at creation.
  */
 import { parseApiDate } from './api-date.js';
-import { MAX_PATHS_PER_WINDOW } from './compute-window.js';
-import type { ItemDataset } from './analytics-dataset.js';
+import type { AnalyticsDataset } from './analytics-dataset.js';
 import { hashNumbers, hashString, unitFloat } from './seeded-random.js';
+import type { WindowRef } from './window-ref.js';
 
 /** Guards memory: a window of an item dataset is held whole in the cache. */
 export const MAX_ITEMS_PER_WINDOW = 1_000_000;
@@ -15,12 +15,13 @@ export interface AnalyticsKnobs {
   /**
    * Items of a window of a dataset (rows of views, feedback items, distinct pages feedback falls on,
    * assistant turns, distinct search terms). Receives the dates as the client sent them.
-   * @default defaultItemCount (views: `pathsFor`); a project id ending `-N` gives N of each
+   * Datasets derived from another (caller stats, threads) take no count.
+   * @default each fixture's own (views: `pathsFor`); a project id ending `-N` gives N of each
    */
-  itemsFor?: (dataset: ItemDataset, projectId: string, dateFrom: string, dateTo: string) => number;
+  itemsFor?: (dataset: AnalyticsDataset, projectId: string, dateFrom: string, dateTo: string) => number;
   /**
    * Rows in a seeded order per window (stable across the pages of one window, different per window):
-   * no endpoint but searches promises an order. Searches stay by hits desc; only ties are shuffled.
+   * where the spec promises an order (a fixture says so), only ties are shuffled.
    * @default false
    */
   shuffle?: boolean;
@@ -50,7 +51,7 @@ export interface AnalyticsKnobs {
 }
 
 export interface ResolvedAnalyticsKnobs {
-  itemsFor: (dataset: ItemDataset, projectId: string, dateFrom: string, dateTo: string) => number;
+  itemsFor: ((dataset: AnalyticsDataset, projectId: string, dateFrom: string, dateTo: string) => number) | undefined;
   shuffle: boolean;
   approximateCounts: number;
   extraFields: boolean;
@@ -61,10 +62,7 @@ export interface ResolvedAnalyticsKnobs {
 
 const DAY_MS = 86_400_000;
 
-export function resolveAnalyticsKnobs(
-  knobs: AnalyticsKnobs,
-  pathsFor: (projectId: string, dateFrom: string, dateTo: string) => number,
-): ResolvedAnalyticsKnobs {
+export function resolveAnalyticsKnobs(knobs: AnalyticsKnobs): ResolvedAnalyticsKnobs {
   const maxPageRows = knobs.maxPageRows ?? null;
   if (maxPageRows !== null && (!Number.isInteger(maxPageRows) || maxPageRows < 1)) {
     throw new RangeError(`maxPageRows must be an integer ≥ 1 or null, got ${maxPageRows}`);
@@ -74,8 +72,7 @@ export function resolveAnalyticsKnobs(
     throw new RangeError(`cursorTtlMs must be a number ≥ 0 or null, got ${cursorTtlMs}`);
   }
   return {
-    itemsFor: knobs.itemsFor ?? ((dataset, projectId, dateFrom, dateTo) =>
-      dataset === 'views' ? pathsFor(projectId, dateFrom, dateTo) : defaultItemCount(dataset, projectId, dateFrom, dateTo)),
+    itemsFor: knobs.itemsFor,
     shuffle: knobs.shuffle ?? false,
     approximateCounts: share('approximateCounts', knobs.approximateCounts ?? 0),
     extraFields: knobs.extraFields ?? false,
@@ -85,35 +82,46 @@ export function resolveAnalyticsKnobs(
   };
 }
 
-/** Per-day ranges of the defaults (small, so a demo fills quickly): [low, high) drawn per window. */
-const DAILY_RANGE: Record<Exclude<ItemDataset, 'views'>, [number, number]> = {
-  feedback: [30, 80],
-  assistant: [50, 200],
-  searches: [100, 300],
-  'feedback-by-page': [20, 60],
-};
+/** A fixture's default item count: a range per day ([low, high), drawn per window), growing with the days or as 1 + ln(days). */
+export interface DailyItems {
+  perDay: [number, number];
+  /** Events (feedback, assistant turns) grow with the days; distinct things (terms, pages) as 1 + ln(days). */
+  grows: 'days' | 'log';
+}
+
+/** How many items a window has when the options do not say. */
+export type ItemCountDefault = DailyItems | ((projectId: string, dateFrom: string, dateTo: string) => number);
 
 /**
  * The default item count of a window: the number ending a project id like `bench-5000`, else a
- * draw per (dataset, project, window) from the daily range. Events (feedback, assistant turns)
- * grow with the days; distinct things (search terms, pages) as 1 + ln(days).
+ * draw per (dataset, project, window) from the daily range.
  */
-export function defaultItemCount(dataset: Exclude<ItemDataset, 'views'>, projectId: string, dateFrom: string, dateTo: string): number {
+export function defaultItemCount(dataset: string, daily: DailyItems, projectId: string, dateFrom: string, dateTo: string): number {
   const explicit = /-(\d+)$/.exec(projectId);
   if (explicit) return Math.min(Number(explicit[1]), MAX_ITEMS_PER_WINDOW);
   const fromMs = parseApiDate(dateFrom) ?? 0;
   const toMs = parseApiDate(dateTo) ?? fromMs + DAY_MS;
   const days = Math.max(0, (toMs - fromMs) / DAY_MS);
-  const [low, high] = DAILY_RANGE[dataset];
+  const [low, high] = daily.perDay;
   const perDay = low + (high - low) * unitFloat(hashNumbers(hashString(dataset), hashString(projectId), fromMs, toMs));
-  const scale = dataset === 'feedback' || dataset === 'assistant' ? days : 1 + Math.log(Math.max(1, days));
+  const scale = daily.grows === 'days' ? days : 1 + Math.log(Math.max(1, days));
   return Math.min(MAX_ITEMS_PER_WINDOW, Math.round(perDay * scale));
 }
 
 /** The item count a window gets, checked (an `itemsFor` returning nonsense is a test bug worth naming). */
-export function itemCountFor(knobs: ResolvedAnalyticsKnobs, dataset: ItemDataset, projectId: string, dateFrom: string, dateTo: string): number {
-  const value = knobs.itemsFor(dataset, projectId, dateFrom, dateTo);
-  const max = dataset === 'views' ? MAX_PATHS_PER_WINDOW : MAX_ITEMS_PER_WINDOW;
+export function itemCountFor(
+  knobs: ResolvedAnalyticsKnobs,
+  dataset: AnalyticsDataset,
+  ref: WindowRef,
+  fallback: ItemCountDefault,
+  max = MAX_ITEMS_PER_WINDOW,
+): number {
+  const { projectId, dateFrom, dateTo } = ref;
+  const value = knobs.itemsFor
+    ? knobs.itemsFor(dataset, projectId, dateFrom, dateTo)
+    : typeof fallback === 'function'
+      ? fallback(projectId, dateFrom, dateTo)
+      : defaultItemCount(dataset, fallback, projectId, dateFrom, dateTo);
   if (!Number.isInteger(value) || value < 0 || value > max) {
     throw new RangeError(`itemsFor(${dataset}) must be an integer from 0 to ${max}, got ${value}`);
   }

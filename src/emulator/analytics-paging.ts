@@ -1,12 +1,14 @@
 /**
- * The two ways the analytics endpoints page: by offset (visitors, views; a page holds at most
- * `maxPageRows` rows when that knob is set) and by opaque cursor (feedback, assistant, searches;
- * see analytics-cursor.ts). Both count positions in the window's serving order.
+ * The two ways the analytics endpoints page: by offset (a page holds at most `maxPageRows` rows
+ * when that knob is set) and by opaque cursor (see analytics-cursor.ts). Both count positions in
+ * the window's serving order; a fixture picks one.
  */
 import { decodeCursor, encodeCursor, type CursorScope } from './analytics-cursor.js';
 import type { AnalyticsDataset } from './analytics-dataset.js';
 import type { ResolvedAnalyticsKnobs } from './analytics-knobs.js';
 import { filterKey, type AnalyticsQuery } from './analytics-query.js';
+import { invalidQuery, type Answer, type EmulatorContext } from './emulator-context.js';
+import type { WindowRef } from './window-ref.js';
 
 /** Rows a page of an offset endpoint serves: `limit`, capped by the server's `maxPageRows`. */
 export function offsetPageSize(knobs: ResolvedAnalyticsKnobs, limit: number): number {
@@ -44,4 +46,18 @@ export function cursorPage<T>(
   const end = Math.min(items.length, start + query.limit);
   const hasMore = end < items.length;
   return { ok: true, page: { items: items.slice(start, end), nextCursor: hasMore ? encodeCursor(scope, end, nowMs) : null, hasMore } };
+}
+
+/** The 200 answer of a cursor endpoint: `body` shapes the page the query points at (a 400 for a bad cursor). */
+export function cursorAnswer<T>(
+  ctx: EmulatorContext,
+  dataset: AnalyticsDataset,
+  query: AnalyticsQuery,
+  ref: WindowRef,
+  items: readonly T[],
+  body: (page: CursorPage<T>) => unknown,
+): Answer {
+  const result = cursorPage(ctx.options.seed, ctx.options, dataset, ref.projectId, query, items, ctx.options.now());
+  if (!result.ok) return invalidQuery([result.problem]);
+  return { status: 200, body: body(result.page) };
 }

@@ -2,9 +2,9 @@
  * Validation of the analytics queries, with the spec's rules. Dates are optional: ISO 8601 or
  * YYYY-MM-DD, real calendar dates, `dateTo` exclusive and after `dateFrom`, at most 366 days
  * apart. When absent, the window is the 30 days before today (UTC): `dateTo` defaults to today's
- * midnight, `dateFrom` to 30 days before `dateTo`. `limit` ranges per endpoint; where the spec
- * types it `number` (feedback, by-page, assistant, searches) a decimal is accepted and rounded
- * down, where `integer` (visitors, views) it must be whole. `offset` an integer ≥ 0; `source` one
+ * midnight, `dateFrom` to 30 days before `dateTo`. `limit` ranges per endpoint (each fixture's
+ * QuerySpec); where the spec types it `number` a decimal is accepted and rounded down, where
+ * `integer` it must be whole. `offset` an integer ≥ 0; `source` one
  * of the four feedback sources; `status` a comma list of feedback statuses. Every problem is
  * reported, not the first.
  */

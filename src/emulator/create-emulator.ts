@@ -1,5 +1,5 @@
 /**
- * A spec-faithful local Mintlify API (the eight analytics operations and the agent ones) on fastify, with
+ * A spec-faithful local Mintlify API (an analytics operation per dataset of datasets/ and the agent ones) on fastify, with
  * deterministic data, rate limits and fault injection. `createEmulator` builds it without
  * listening (use `app.inject` or `startEmulator`).
  *
@@ -19,14 +19,7 @@ import type { ReceivedCreate, ReceivedMessage } from './received-message.js';
 import { registerAgentCreateRoute } from './routes/agent-create-route.js';
 import { registerAgentJobRoute } from './routes/agent-job-route.js';
 import { registerAgentMessageRoute } from './routes/agent-message-route.js';
-import { registerAssistantCallerStatsRoute } from './routes/assistant-caller-stats-route.js';
-import { registerAssistantRoute } from './routes/assistant-route.js';
-import { registerAssistantThreadRoute } from './routes/assistant-thread-route.js';
-import { registerFeedbackByPageRoute } from './routes/feedback-by-page-route.js';
-import { registerFeedbackRoute } from './routes/feedback-route.js';
-import { registerSearchesRoute } from './routes/searches-route.js';
-import { registerViewsRoute } from './routes/views-route.js';
-import { registerVisitorsRoute } from './routes/visitors-route.js';
+import { registerAnalyticsRoutes } from './routes/analytics-route.js';
 import { createRandom, hashNumbers } from './seeded-random.js';
 import { Sleeper } from './sleeper.js';
 import { WindowStore } from './window-store.js';
@@ -60,7 +53,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     counters: new EmulatorCounters(),
     messages: [],
     creates: [],
-    windows: new WindowStore(resolved.seed, resolved.windowCacheSize, resolved.windowCacheRows),
+    windows: new WindowStore(resolved.windowCacheSize, resolved.windowCacheRows),
     jobs: new AgentJobStore(resolved.seed, resolved.jobsPerProject, resolved.agentTimeMs, resolved.now, resolved.agentTimeJitter, resolved.pickupDelayMs),
     script: new FaultScript(),
     randomFaults: new RandomFaults(resolved.faults, createRandom(hashNumbers(resolved.seed, FAULT_SALT))),
@@ -83,14 +76,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     reply.code(status).send(errorAnswer(status, status === 500 ? 'Internal server error' : 'Bad request').body);
   });
-  registerVisitorsRoute(app, ctx);
-  registerViewsRoute(app, ctx);
-  registerFeedbackRoute(app, ctx);
-  registerFeedbackByPageRoute(app, ctx);
-  registerAssistantRoute(app, ctx);
-  registerAssistantCallerStatsRoute(app, ctx);
-  registerSearchesRoute(app, ctx);
-  registerAssistantThreadRoute(app, ctx);
+  registerAnalyticsRoutes(app, ctx);
   registerAgentMessageRoute(app, ctx);
   registerAgentJobRoute(app, ctx);
   registerAgentCreateRoute(app, ctx);

@@ -41,3 +41,8 @@ export function errorAnswer(status: number, error: string, details?: string[], h
 export function rateLimitedAnswer(retryAfter: number | string, error = 'Rate limit exceeded'): Answer {
   return errorAnswer(429, error, undefined, { 'retry-after': String(retryAfter) });
 }
+
+/** The spec's 400 for query parameters, every problem listed. */
+export function invalidQuery(details: string[]): Answer {
+  return errorAnswer(400, 'Invalid query parameters', details);
+}

@@ -7,7 +7,8 @@ import { analyticsTruth, type TruthByDataset } from './analytics-truth.js';
 import { parseApiDate } from './api-date.js';
 import type { AnalyticsWindow } from './compute-window.js';
 import type { EmulatorContext } from './emulator-context.js';
-import { pathCountFor, resolveFaultRates } from './emulator-options.js';
+import { resolveFaultRates } from './emulator-options.js';
+import { visitorsWindow } from './datasets/visitors.js';
 import type { Fault, FaultRates, RouteName } from './faults.js';
 
 export interface EmulatorControl {
@@ -53,8 +54,7 @@ export function createEmulatorControl(ctx: EmulatorContext): EmulatorControl {
       const fromMs = parseApiDate(dateFrom);
       const toMs = parseApiDate(dateTo);
       if (fromMs === undefined || toMs === undefined || toMs <= fromMs) throw new RangeError(`invalid window ${dateFrom}..${dateTo}`);
-      const ref = ctx.windows.ref(projectId, dateFrom, dateTo, fromMs, toMs);
-      const window = ctx.windows.traffic('visitors', ctx.options, ref, pathCountFor(ctx.options, projectId, dateFrom, dateTo));
+      const window = visitorsWindow(ctx, ctx.windows.ref(projectId, dateFrom, dateTo, fromMs, toMs));
       return { totals: { ...window.totals }, visitors: window.rows(0, window.size) };
     },
     truth: (dataset, projectId, dateFrom, dateTo, filters) =>

@@ -2,7 +2,7 @@
  * What the emulator saw, readable by tests at any time (the object is live). Per route: requests,
  * responses by status, resets; plus the figures tests assert on most, by name.
  */
-import { ANALYTICS_DATASETS } from './analytics-dataset.js';
+import { ANALYTICS_DATASETS } from './datasets/index.js';
 import { FAULT_KINDS, ROUTE_NAMES, type FaultKind, type RouteName } from './faults.js';
 
 export interface RouteCounters {
@@ -34,7 +34,7 @@ export class EmulatorCounters {
     this.faults = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as Record<FaultKind, number>;
   }
 
-  /** Requests to the eight analytics endpoints (`routes.<dataset>` has each one's). */
+  /** Requests to the analytics endpoints (`routes.<dataset>` has each one's). */
   get analyticsRequests(): number {
     return this.sumAnalytics((route) => route.requests);
   }

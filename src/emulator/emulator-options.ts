@@ -5,7 +5,7 @@
 import type { FastifyServerOptions } from 'fastify';
 import type { RateLimit } from '../../config/durations.js';
 import { resolveAnalyticsKnobs, type AnalyticsKnobs, type ResolvedAnalyticsKnobs } from './analytics-knobs.js';
-import { defaultPathCount, MAX_PATHS_PER_WINDOW } from './compute-window.js';
+import { defaultPathCount } from './compute-window.js';
 import { ROUTE_NAMES, type FaultRates, type ResolvedFaultRates } from './faults.js';
 
 /** The analytics knobs (item counts, order, approximate counts, extra fields…) are in AnalyticsKnobs. */
@@ -85,7 +85,7 @@ export interface ResolvedEmulatorOptions extends ResolvedAnalyticsKnobs {
 export function resolveEmulatorOptions(options: EmulatorOptions = {}): ResolvedEmulatorOptions {
   const pathsFor = options.pathsFor ?? defaultPathCount;
   return {
-    ...resolveAnalyticsKnobs(options, pathsFor),
+    ...resolveAnalyticsKnobs(options),
     seed: integer('seed', options.seed ?? 42, -(2 ** 31), 2 ** 32),
     pathsFor,
     windowCacheSize: integer('windowCacheSize', options.windowCacheSize ?? 16, 1, 1000),
@@ -124,11 +124,6 @@ export function resolveFaultRates(rates: FaultRates): ResolvedFaultRates {
     if (!ROUTE_NAMES.includes(route)) throw new RangeError(`faults.routes: unknown route ${String(route)}`);
   }
   return resolved;
-}
-
-/** The path count a window gets, checked (a `pathsFor` returning nonsense is a test bug worth naming). */
-export function pathCountFor(options: ResolvedEmulatorOptions, projectId: string, dateFrom: string, dateTo: string): number {
-  return integer('pathsFor()', options.pathsFor(projectId, dateFrom, dateTo), 0, MAX_PATHS_PER_WINDOW);
 }
 
 function integer(name: string, value: number, min: number, max: number): number {

@@ -9,9 +9,10 @@
  * the request consumed rate-limit budget.
  */
 
-import { ANALYTICS_DATASETS, type AnalyticsDataset } from './analytics-dataset.js';
+import type { AnalyticsDataset } from './analytics-dataset.js';
+import { ANALYTICS_DATASETS } from './datasets/index.js';
 
-/** The emulated operations: the eight analytics ones by dataset name, and the agent ones (`create` starts an agent job). */
+/** The emulated operations: the analytics ones by dataset name, and the agent ones (`create` starts an agent job). */
 export type RouteName = AnalyticsDataset | 'message' | 'job' | 'create';
 export const ROUTE_NAMES: readonly RouteName[] = [...ANALYTICS_DATASETS, 'message', 'job', 'create'];
 

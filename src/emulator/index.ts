@@ -17,13 +17,12 @@ export { isSeededArchived, runTimeMs, seededJob, type AgentJob, type AgentJobSta
 export type { AgentJobPatch } from './agent-job-store.js';
 export { FAULT_KINDS, ROUTE_NAMES, type Fault, type FaultKind, type FaultRates, type FaultTiming, type RouteName } from './faults.js';
 export { parseApiDate } from './api-date.js';
-export { ANALYTICS_DATASETS, ITEM_DATASETS, type AnalyticsDataset, type ItemDataset } from './analytics-dataset.js';
+export type { AnalyticsDataset, EmulatorDataset, Truth } from './analytics-dataset.js';
+export { ANALYTICS_DATASETS, EMULATOR_DATASETS } from './datasets/index.js';
 export { defaultItemCount, MAX_ITEMS_PER_WINDOW, type AnalyticsKnobs } from './analytics-knobs.js';
 export { analyticsThread, analyticsTruth, type TruthByDataset, type TruthOptions } from './analytics-truth.js';
 export { DEFAULT_WINDOW_DAYS, FEEDBACK_SOURCES, FEEDBACK_STATUSES, type FeedbackFilters } from './analytics-query.js';
-export type { FeedbackItem } from './compute-feedback.js';
-export type { AssistantRow } from './compute-assistant.js';
-export type { SearchRow } from './compute-searches.js';
-export type { AssistantThread, CallerStats, ThreadMessage } from './served-assistant.js';
-export type { FeedbackByPageRow } from './served-feedback.js';
+export type { FeedbackItem } from './datasets/feedback.js';
+export type { AssistantRow } from './datasets/assistant.js';
+export type { AssistantThread } from './datasets/assistant-threads.js';
 export type { TrafficRow } from './traffic-window.js';

@@ -3,6 +3,7 @@ import { AmbiguousSendError, MintlifyClient, RateLimitedError, ServerError } fro
 import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer } from '../support/api-scripted-server.js';
 import { realUntil, withFakeTimeouts } from '../support/fake-timeouts.js';
 import { rejection } from '../support/wait.js';
+import { getVisitorsPage } from '../support/visitors-page.js';
 
 let server: ScriptedServer;
 let client: MintlifyClient;
@@ -21,7 +22,7 @@ describe('beforeAttempt', () => {
   it('runs once before every attempt, with its number', async () => {
     server.script({ status: 500 }, { status: 503 });
     const seen: Array<[number, number]> = [];
-    await client.getVisitors('p', QUERY, { beforeAttempt: async (attempt) => void seen.push([attempt, server.requests.length]) });
+    await getVisitorsPage(client, 'p', QUERY, { beforeAttempt: async (attempt) => void seen.push([attempt, server.requests.length]) });
     // Each call comes before its own request: attempt n sees n-1 requests made.
     expect(seen).toEqual([
       [1, 0],
@@ -34,7 +35,7 @@ describe('beforeAttempt', () => {
     const budgetError = new Error('budget exhausted: wait 1234 ms');
     let calls = 0;
     const error = await rejection(
-      client.getVisitors('p', QUERY, {
+      getVisitorsPage(client, 'p', QUERY, {
         beforeAttempt: async () => {
           calls++;
           throw budgetError;
@@ -76,7 +77,7 @@ describe('onRateLimited', () => {
   it('is called on every 429 with the parsed wait', async () => {
     server.script({ status: 429, headers: { 'retry-after': '0' } }, { status: 429, headers: { 'retry-after': 'Thu, 01 Jan 1970 00:00:00 GMT' } });
     const waits: number[] = [];
-    await client.getVisitors('p', QUERY, { onRateLimited: (ms) => void waits.push(ms) });
+    await getVisitorsPage(client, 'p', QUERY, { onRateLimited: (ms) => void waits.push(ms) });
     expect(waits).toEqual([0, 0]);
     expect(server.requests).toHaveLength(3);
   });
@@ -87,7 +88,7 @@ describe('onRateLimited', () => {
     const error = await rejection(client.sendMessage('p', 'j', 'hi', { retry: false, onRateLimited: async (ms) => void waits.push(ms) }));
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterMs).toBe(7_000);
-    const noHeader = await rejection(client.getVisitors('p', QUERY, { retry: false, onRateLimited: (ms) => void waits.push(ms) }));
+    const noHeader = await rejection(getVisitorsPage(client, 'p', QUERY, { retry: false, onRateLimited: (ms) => void waits.push(ms) }));
     expect((noHeader as RateLimitedError).retryAfterMs).toBe(60_000);
     expect(waits).toEqual([7_000, 60_000]);
     expect(server.requests).toHaveLength(2);
@@ -99,7 +100,7 @@ describe('onRateLimited', () => {
     server.script({ status: 429, headers: { 'retry-after': '30' } });
     const pauseError = new Error('budget paused for 30000 ms');
     const error = await rejection(
-      reporting.getVisitors('p', QUERY, {
+      getVisitorsPage(reporting, 'p', QUERY, {
         onRateLimited: async () => {
           throw pauseError;
         },
@@ -114,13 +115,13 @@ describe('onRateLimited', () => {
 describe('retry overrides per call', () => {
   it('retry: false makes exactly one attempt', async () => {
     server.script({ status: 503 });
-    expect(await rejection(client.getVisitors('p', QUERY, { retry: false }))).toBeInstanceOf(ServerError);
+    expect(await rejection(getVisitorsPage(client, 'p', QUERY, { retry: false }))).toBeInstanceOf(ServerError);
     expect(server.requests).toHaveLength(1);
   });
 
   it('a partial policy overrides the client policy for that call only', async () => {
     server.fallback = { status: 500 };
-    expect(await rejection(client.getVisitors('p', QUERY, { retry: { attempts: 2 } }))).toMatchObject({ attempts: 2 });
+    expect(await rejection(getVisitorsPage(client, 'p', QUERY, { retry: { attempts: 2 } }))).toMatchObject({ attempts: 2 });
     expect(server.requests).toHaveLength(2);
   });
 });
@@ -128,7 +129,7 @@ describe('retry overrides per call', () => {
 describe('abort', () => {
   it('a signal aborted before the call rejects with its reason and sends nothing', async () => {
     const reason = new Error('shutting down');
-    const error = await rejection(client.getVisitors('p', QUERY, { signal: AbortSignal.abort(reason) }));
+    const error = await rejection(getVisitorsPage(client, 'p', QUERY, { signal: AbortSignal.abort(reason) }));
     expect(error).toBe(reason);
     expect(server.requests).toHaveLength(0);
   });
@@ -141,7 +142,7 @@ describe('abort', () => {
     const waiting = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, retry: { baseDelayMs: 10, maxDelayMs: 50 }, onEvent: (e) => outcomes.push(e.outcome) });
     // Fake time never moves: the rejection can only come from the abort, not the 5 s wait ending.
     await withFakeTimeouts(async () => {
-      const call = waiting.getVisitors('p', QUERY, { signal: controller.signal });
+      const call = getVisitorsPage(waiting, 'p', QUERY, { signal: controller.signal });
       await realUntil('the 429 to be answered', () => outcomes.length === 1);
       let settled = false;
       const rejected = rejection(call).finally(() => (settled = true));
@@ -156,7 +157,7 @@ describe('abort', () => {
   it('aborting a GET in flight rejects with the reason; a send in flight becomes ambiguous', async () => {
     server.script({ hang: true }, { hang: true });
     const reason = new Error('stop');
-    const get = await rejection(client.getVisitors('p', QUERY, { signal: AbortSignal.timeout(100) }));
+    const get = await rejection(getVisitorsPage(client, 'p', QUERY, { signal: AbortSignal.timeout(100) }));
     // The caller's own reason (here the DOMException of AbortSignal.timeout), not a client error.
     expect(get).toBeInstanceOf(DOMException);
     expect(get).toMatchObject({ name: 'TimeoutError' });

@@ -17,6 +17,7 @@ import { freePort } from '../support/ports.js';
 import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer } from '../support/api-scripted-server.js';
 import { advance, realUntil, withFakeTimeouts } from '../support/fake-timeouts.js';
 import { rejection } from '../support/wait.js';
+import { getVisitorsPage } from '../support/visitors-page.js';
 
 let server: ScriptedServer;
 let client: MintlifyClient;
@@ -34,7 +35,7 @@ beforeEach(() => {
 /** The rejection of `promise`, failing the test if it resolves. */
 describe('requests', () => {
   it('gets a visitors page with the bearer key and the query in the URL', async () => {
-    const page = await client.getVisitors('proj', QUERY);
+    const page = await getVisitorsPage(client, 'proj', QUERY);
     expect(page).toEqual(OK_PAGE);
     const [req] = server.requests;
     expect(req?.method).toBe('GET');
@@ -44,13 +45,13 @@ describe('requests', () => {
 
   it('keeps a path prefix of the base URL', async () => {
     const prefixed = new MintlifyClient({ baseUrl: `${server.url}/proxy/mintlify`, apiKey: API_KEY });
-    await prefixed.getVisitors('proj', QUERY);
+    await getVisitorsPage(prefixed, 'proj', QUERY);
     expect(server.requests[0]?.url).toMatch(/^\/proxy\/mintlify\/v1\/analytics\/proj\/visitors\?/);
   });
 
   it('encodes path parameters so an id cannot change the path', async () => {
-    await client.getVisitors('a/../b', QUERY);
-    await client.getVisitors('x?y#z', { ...QUERY, dateFrom: '2026-01-01T00:00:00+01:00' });
+    await getVisitorsPage(client, 'a/../b', QUERY);
+    await getVisitorsPage(client, 'x?y#z', { ...QUERY, dateFrom: '2026-01-01T00:00:00+01:00' });
     server.fallback = { status: 200, body: OK_JOB };
     await client.getAgentJob('p/../../admin', 'j?x=1#f');
     await client.sendMessage('p q', '../j', 'hi');
@@ -71,11 +72,9 @@ describe('requests', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('refuses a limit outside 1–250 or an empty prompt without spending a request', async () => {
-    const badLimit = await rejection(client.getVisitors('p', { ...QUERY, limit: 251 }));
-    expect((badLimit as Error).message).toContain('limit: expected an integer 1–250, got 251');
-    expect(await rejection(client.getVisitors('p', { ...QUERY, offset: -1 }))).toBeInstanceOf(InvalidRequestError);
+  it('refuses an empty prompt without spending a request', async () => {
     expect(await rejection(client.sendMessage('p', 'j', ''))).toBeInstanceOf(InvalidRequestError);
+    expect(await rejection(client.createAgentJob('p', ''))).toBeInstanceOf(InvalidRequestError);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -119,9 +118,9 @@ describe('error classes', () => {
   it('401 and 403 are AuthError', async () => {
     for (const status of [401, 403]) {
       server.script({ status, body: { error: 'invalid key' } });
-      const error = await rejection(client.getVisitors('p', QUERY));
+      const error = await rejection(getVisitorsPage(client, 'p', QUERY));
       expect(error).toBeInstanceOf(AuthError);
-      expect(error).toMatchObject({ status, op: 'getVisitors', reason: 'auth' });
+      expect(error).toMatchObject({ status, op: 'getAnalytics', reason: 'auth' });
       expect((error as Error).message).toContain('invalid key');
     }
   });
@@ -135,46 +134,46 @@ describe('error classes', () => {
 
   it('400 is InvalidRequestError carrying the server error and details', async () => {
     server.script({ status: 400, body: { error: 'Invalid query', details: [{ message: 'limit must be <= 250' }, { message: 'dateTo is before dateFrom' }] } });
-    const error = await rejection(client.getVisitors('p', QUERY));
+    const error = await rejection(getVisitorsPage(client, 'p', QUERY));
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect((error as Error).message).toBe(
-      'getVisitors: HTTP 400 invalid request: Invalid query (limit must be <= 250; dateTo is before dateFrom)',
+      'getAnalytics: HTTP 400 invalid request: Invalid query (limit must be <= 250; dateTo is before dateFrom)',
     );
     expect(error).toMatchObject({ serverMessage: 'Invalid query', details: ['limit must be <= 250', 'dateTo is before dateFrom'] });
   });
 
   it('429 is RateLimitedError with Retry-After in ms, or a default when absent', async () => {
     server.script({ status: 429, headers: { 'retry-after': '120' }, body: { error: 'slow down' } }, { status: 429, body: { error: 'slow down' } });
-    const withHeader = await rejection(client.getVisitors('p', QUERY));
+    const withHeader = await rejection(getVisitorsPage(client, 'p', QUERY));
     expect(withHeader).toBeInstanceOf(RateLimitedError);
     expect(withHeader).toMatchObject({ status: 429, retryAfterMs: 120_000, retryAfterFromServer: true });
-    const withoutHeader = await rejection(client.getVisitors('p', QUERY));
+    const withoutHeader = await rejection(getVisitorsPage(client, 'p', QUERY));
     expect(withoutHeader).toMatchObject({ retryAfterMs: 60_000, retryAfterFromServer: false });
   });
 
   it('5xx is ServerError with the body error text', async () => {
     server.script({ status: 502, body: '<html><body>Bad gateway</body></html>' }, { status: 500, body: { error: 'boom' } });
-    const gateway = await rejection(client.getVisitors('p', QUERY));
+    const gateway = await rejection(getVisitorsPage(client, 'p', QUERY));
     expect(gateway).toBeInstanceOf(ServerError);
     expect((gateway as Error).message).toContain('Bad gateway');
-    const boom = await rejection(client.getVisitors('p', QUERY));
+    const boom = await rejection(getVisitorsPage(client, 'p', QUERY));
     expect(boom).toMatchObject({ status: 500, reason: 'server_error' });
-    expect((boom as Error).message).toBe('getVisitors: HTTP 500 server error: boom');
+    expect((boom as Error).message).toBe('getAnalytics: HTTP 500 server error: boom');
   });
 
   it('an unexpected status or a redirect is a plain MintlifyApiError, never followed', async () => {
     server.script({ status: 302, headers: { location: '/elsewhere' } }, { status: 418, body: { error: 'teapot' } });
-    const redirect = await rejection(client.getVisitors('p', QUERY));
+    const redirect = await rejection(getVisitorsPage(client, 'p', QUERY));
     expect(redirect).toBeInstanceOf(MintlifyApiError);
     expect(redirect).toMatchObject({ status: 302, reason: 'unexpected_status' });
-    const teapot = await rejection(client.getVisitors('p', QUERY));
-    expect((teapot as Error).message).toBe('getVisitors: unexpected HTTP 418: teapot');
+    const teapot = await rejection(getVisitorsPage(client, 'p', QUERY));
+    expect((teapot as Error).message).toBe('getAnalytics: unexpected HTTP 418: teapot');
     expect(server.requests).toHaveLength(2);
   });
 
   it('a refused connection is NetworkError with requestSent false', async () => {
     const closed = new MintlifyClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, apiKey: API_KEY, retry: { attempts: 1 } });
-    const error = await rejection(closed.getVisitors('p', QUERY));
+    const error = await rejection(getVisitorsPage(closed, 'p', QUERY));
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ requestSent: false, code: 'ECONNREFUSED', reason: 'network' });
   });
@@ -184,7 +183,7 @@ describe('error classes', () => {
   it('a reset before or after the request was read, or a body cut short, is NetworkError with requestSent true', async () => {
     server.script({ reset: 'before-body' }, { reset: 'after-body' }, { partial: 'reset' });
     for (let i = 0; i < 3; i++) {
-      const error = await rejection(client.getVisitors('p', QUERY));
+      const error = await rejection(getVisitorsPage(client, 'p', QUERY));
       expect(error).toBeInstanceOf(NetworkError);
       expect((error as NetworkError).requestSent).toBe(true);
       expect((error as NetworkError).code).toBe('UND_ERR_SOCKET');
@@ -196,7 +195,7 @@ describe('error classes', () => {
     // Under fake time: the hung request is still pending just before timeoutMs and fails right at it.
     const hung = await withFakeTimeouts(async () => {
       let settled = false;
-      const call = rejection(client.getVisitors('p', QUERY)).finally(() => (settled = true));
+      const call = rejection(getVisitorsPage(client, 'p', QUERY)).finally(() => (settled = true));
       await advance(499);
       expect(settled).toBe(false);
       await advance(1);
@@ -205,25 +204,25 @@ describe('error classes', () => {
     });
     expect(hung).toBeInstanceOf(TimeoutError);
     expect(hung).toMatchObject({ timeoutMs: 500, reason: 'timeout' });
-    expect(await rejection(client.getVisitors('p', QUERY))).toBeInstanceOf(TimeoutError);
-    expect(await rejection(client.getVisitors('p', QUERY))).toBeInstanceOf(TimeoutError);
+    expect(await rejection(getVisitorsPage(client, 'p', QUERY))).toBeInstanceOf(TimeoutError);
+    expect(await rejection(getVisitorsPage(client, 'p', QUERY))).toBeInstanceOf(TimeoutError);
   });
 
   it('a server 408 is TimeoutError with its status', async () => {
     server.script({ status: 408 });
-    expect(await rejection(client.getVisitors('p', QUERY))).toMatchObject({ name: 'TimeoutError', status: 408 });
+    expect(await rejection(getVisitorsPage(client, 'p', QUERY))).toMatchObject({ name: 'TimeoutError', status: 408 });
   });
 
   it('a 200 with a body that is not JSON is InvalidResponseError', async () => {
     server.script({ status: 200, body: 'not json at all' });
-    const error = await rejection(client.getVisitors('p', QUERY));
+    const error = await rejection(getVisitorsPage(client, 'p', QUERY));
     expect(error).toBeInstanceOf(InvalidResponseError);
-    expect((error as Error).message).toBe('getVisitors: invalid response body: body is not JSON: "not json at all"');
+    expect((error as Error).message).toBe('getAnalytics: invalid response body: body is not JSON: "not json at all"');
   });
 
   it('every API error is a MintpipeError reported as one expected line', async () => {
     server.script({ status: 500 });
-    const error = await rejection(client.getVisitors('p', QUERY));
+    const error = await rejection(getVisitorsPage(client, 'p', QUERY));
     expect(error).toMatchObject({ expected: true, exitCode: 1 });
     expect((error as Error).message).not.toContain('\n');
   });

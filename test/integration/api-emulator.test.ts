@@ -7,10 +7,10 @@ import {
   MintlifyClient,
   NotFoundError,
   isTerminalStatus,
-  type VisitorRow,
 } from '../../src/api/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { API_KEY } from '../support/api-scripted-server.js';
+import { getVisitorsPage, type VisitorsPage } from '../support/visitors-page.js';
 
 let emulator: RunningEmulator;
 let client: MintlifyClient;
@@ -25,10 +25,10 @@ beforeEach(() => emulator.control.clearScript());
 describe('client against the emulator', () => {
   it('pages through a whole window, every page passing validation', async () => {
     const window = { dateFrom: '2026-01-01', dateTo: '2026-01-08' };
-    const rows: VisitorRow[] = [];
+    const rows: VisitorsPage['visitors'] = [];
     let hasMore = true;
     for (let offset = 0; hasMore; offset += 250) {
-      const page = await client.getVisitors('docs-site', { ...window, limit: 250, offset });
+      const page = await getVisitorsPage(client, 'docs-site', { ...window, limit: 250, offset });
       rows.push(...page.visitors);
       hasMore = page.hasMore;
     }
@@ -39,11 +39,11 @@ describe('client against the emulator', () => {
 
   it('retries a visitors page through scripted 503 and reset, and rejects a malformed page without retrying it', async () => {
     emulator.control.script('visitors', [{ kind: 'status', status: 503 }, { kind: 'reset' }]);
-    await expect(client.getVisitors('docs-site', { dateFrom: '2026-01-01', dateTo: '2026-01-02', limit: 10, offset: 0 })).resolves.toMatchObject({
+    await expect(getVisitorsPage(client, 'docs-site', { dateFrom: '2026-01-01', dateTo: '2026-01-02', limit: 10, offset: 0 })).resolves.toMatchObject({
       hasMore: true,
     });
     emulator.control.script('visitors', [{ kind: 'malformed' }]);
-    const error = await client.getVisitors('docs-site', { dateFrom: '2026-01-01', dateTo: '2026-01-02', limit: 10, offset: 0 }).catch((e: unknown) => e);
+    const error = await getVisitorsPage(client, 'docs-site', { dateFrom: '2026-01-01', dateTo: '2026-01-02', limit: 10, offset: 0 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(emulator.control.pendingFaults('visitors')).toBe(0);
   });

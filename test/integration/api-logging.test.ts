@@ -7,6 +7,7 @@ import { freePort } from '../support/ports.js';
 import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer, type Step } from '../support/api-scripted-server.js';
 import { keySpellings, revealsKey } from '../support/key-spellings.js';
 import { rejection } from '../support/wait.js';
+import { getVisitorsPage } from '../support/visitors-page.js';
 
 // As loading the configuration does (src/cli/command-context.ts): the configured key is a secret of this process.
 registerSecret(API_KEY);
@@ -43,17 +44,17 @@ beforeEach(() => {
 describe('logs are events', () => {
   it('logs a debug line per attempt and a warn line per retry, with stable keys', async () => {
     server.script({ status: 503, body: { error: 'busy' } });
-    await client.getVisitors('proj-1', QUERY);
+    await getVisitorsPage(client, 'proj-1', QUERY);
     const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     const attempts = records.filter((r) => r.event === 'api.attempt');
     expect(attempts.map((r) => [r.level, r.op, r.project, r.attempt, r.status, r.outcome])).toEqual([
-      [20, 'getVisitors', 'proj-1', 1, 503, 'retry'],
-      [20, 'getVisitors', 'proj-1', 2, 200, 'ok'],
+      [20, 'getAnalytics', 'proj-1', 1, 503, 'retry'],
+      [20, 'getAnalytics', 'proj-1', 2, 200, 'ok'],
     ]);
     expect(attempts.every((r) => typeof r.ms === 'number')).toBe(true);
     const retries = records.filter((r) => r.event === 'api.retry');
     expect(retries).toHaveLength(1);
-    expect(retries[0]).toMatchObject({ level: 40, op: 'getVisitors', project: 'proj-1', attempt: 1, status: 503, reason: 'server_error' });
+    expect(retries[0]).toMatchObject({ level: 40, op: 'getAnalytics', project: 'proj-1', attempt: 1, status: 503, reason: 'server_error' });
     expect(typeof retries[0]!.delayMs).toBe('number');
   });
 });
@@ -75,7 +76,7 @@ describe('the API key never leaks', () => {
     for (const [, step] of echoes) {
       server.reset();
       server.script(step, step);
-      errors.push(await rejection(client.getVisitors('p', QUERY)));
+      errors.push(await rejection(getVisitorsPage(client, 'p', QUERY)));
       server.reset();
       server.script(step, step);
       errors.push(await rejection(client.sendMessage('p', 'j', 'hi')));
@@ -102,7 +103,7 @@ describe('the API key never leaks', () => {
 
   it('not even when the error is logged the usual way', async () => {
     server.script({ status: 401, body: { error: `nope ${API_KEY}` } });
-    const error = await rejection(client.getVisitors('p', QUERY));
+    const error = await rejection(getVisitorsPage(client, 'p', QUERY));
     capturedLogger().error({ err: error }, 'export failed');
     expect(lines.join('\n')).not.toContain(API_KEY);
   });
@@ -125,7 +126,7 @@ describe('a failing request logged at every level (M5)', () => {
     server.script({ status: 401, body: echoed });
     const logger = capturedLogger('trace');
     const traced = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, timeoutMs: 500, retry: { attempts: 1 }, logger });
-    const error = await rejection(traced.getVisitors('p', QUERY));
+    const error = await rejection(getVisitorsPage(traced, 'p', QUERY));
     // The same body as a careless caller would see it: raw, never redacted by the API client.
     server.script({ status: 401, body: echoed });
     const raw = await (await fetch(`${server.url}/raw`, { headers: { authorization: `Bearer ${API_KEY}` } })).text();

@@ -18,6 +18,7 @@ import {
 import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer } from '../support/api-scripted-server.js';
 import { advance, realUntil, withFakeTimeouts } from '../support/fake-timeouts.js';
 import { rejection } from '../support/wait.js';
+import { getVisitorsPage } from '../support/visitors-page.js';
 
 let server: ScriptedServer;
 let events: ApiEvent[];
@@ -45,7 +46,7 @@ beforeEach(() => {
 describe('reads retry transient failures', () => {
   it('retries a GET through 500, 503, a reset, a cut body and a timeout, then returns the page', async () => {
     server.script({ status: 500 }, { status: 503 }, { reset: 'after-body' }, { partial: 'reset' }, { hang: true });
-    const page = await clientWith().getVisitors('p', QUERY);
+    const page = await getVisitorsPage(clientWith(), 'p', QUERY);
     expect(page).toEqual(OK_PAGE);
     expect(server.requests).toHaveLength(6);
     expect(events.map((e) => `${e.outcome}:${e.reason ?? ''}:${e.status ?? ''}`)).toEqual([
@@ -69,7 +70,7 @@ describe('reads retry transient failures', () => {
 
   it('gives up after `attempts` with the last error, which knows how many attempts were made', async () => {
     server.fallback = { status: 500, body: { error: 'still down' } };
-    const error = await rejection(clientWith({ attempts: 3 }).getVisitors('p', QUERY));
+    const error = await rejection(getVisitorsPage(clientWith({ attempts: 3 }), 'p', QUERY));
     expect(error).toBeInstanceOf(ServerError);
     expect(error).toMatchObject({ attempts: 3, status: 500 });
     expect(server.requests).toHaveLength(3);
@@ -78,7 +79,7 @@ describe('reads retry transient failures', () => {
 
   /** Under fake time: the retry comes exactly `waitMs` after the first answer, not a moment before. */
   async function retriesAfter(waitMs: number): Promise<void> {
-    const call = clientWith().getVisitors('p', QUERY);
+    const call = getVisitorsPage(clientWith(), 'p', QUERY);
     await realUntil('the first attempt to fail', () => events.length === 1);
     expect(events[0]!.outcome).toBe('retry');
     await advance(waitMs - 1);
@@ -108,7 +109,7 @@ describe('reads retry transient failures', () => {
   it('does not start a wait that would pass maxTotalMs: throws the 429 at once', async () => {
     server.script({ status: 429, headers: { 'retry-after': '30' } });
     // Fake time never moves here, so a rejection proves no wait was started.
-    const error = await withFakeTimeouts(() => rejection(clientWith({ maxTotalMs: 5_000 }).getVisitors('p', QUERY)));
+    const error = await withFakeTimeouts(() => rejection(getVisitorsPage(clientWith({ maxTotalMs: 5_000 }), 'p', QUERY)));
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ retryAfterMs: 30_000, attempts: 1 });
     expect(server.requests).toHaveLength(1);
@@ -116,7 +117,7 @@ describe('reads retry transient failures', () => {
 
   it('stops retrying when attempts and waits have used maxTotalMs', async () => {
     server.fallback = { status: 200, body: OK_PAGE, delayMs: 5_000 };
-    const error = await rejection(clientWith({ attempts: 10, timeoutMs: 150, maxTotalMs: 400 }).getVisitors('p', QUERY));
+    const error = await rejection(getVisitorsPage(clientWith({ attempts: 10, timeoutMs: 150, maxTotalMs: 400 }), 'p', QUERY));
     expect(error).toMatchObject({ name: 'TimeoutError' });
     // 150 ms per attempt + < 50 ms waits: a third attempt would start past 400 ms only if allowed.
     expect(server.requests.length).toBeGreaterThanOrEqual(2);
@@ -127,13 +128,13 @@ describe('reads retry transient failures', () => {
 describe('reads never retry what waiting cannot fix', () => {
   it('fails fast on 401 with exactly one request', async () => {
     server.fallback = { status: 401, body: { error: 'bad key' } };
-    expect(await rejection(clientWith().getVisitors('p', QUERY))).toBeInstanceOf(AuthError);
+    expect(await rejection(getVisitorsPage(clientWith(), 'p', QUERY))).toBeInstanceOf(AuthError);
     expect(server.requests).toHaveLength(1);
   });
 
   it('does not retry 400, and keeps the server details', async () => {
     server.fallback = { status: 400, body: { error: 'Invalid date', details: [{ message: 'dateFrom must be before dateTo' }] } };
-    const error = await rejection(clientWith().getVisitors('p', QUERY));
+    const error = await rejection(getVisitorsPage(clientWith(), 'p', QUERY));
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect((error as Error).message).toContain('Invalid date (dateFrom must be before dateTo)');
     expect(server.requests).toHaveLength(1);
@@ -141,7 +142,7 @@ describe('reads never retry what waiting cannot fix', () => {
 
   it('does not retry 403 or 404', async () => {
     server.script({ status: 403 }, { status: 404 });
-    expect(await rejection(clientWith().getVisitors('p', QUERY))).toBeInstanceOf(AuthError);
+    expect(await rejection(getVisitorsPage(clientWith(), 'p', QUERY))).toBeInstanceOf(AuthError);
     expect(await rejection(clientWith().getAgentJob('p', 'j'))).toBeInstanceOf(NotFoundError);
     expect(server.requests).toHaveLength(2);
   });
@@ -154,20 +155,20 @@ describe('a Retry-After above the client\'s maximum', () => {
       const logger = createLogger({ level: 'warn', pretty: false, destination: new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }) });
       server.script({ status: 429, headers: { 'retry-after': hint }, body: { error: 'slow down' } });
       const client = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, maxRetryAfterMs: 2_000, logger });
-      const error = await rejection(client.getVisitors('p', QUERY, { retry: false }));
+      const error = await rejection(getVisitorsPage(client, 'p', QUERY, { retry: false }));
       expect(error).toBeInstanceOf(RateLimitedError);
       expect((error as RateLimitedError).retryAfterMs).toBe(2_000);
       const findings = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'finding');
-      expect(findings).toEqual([expect.objectContaining({ kind: 'retry_after_capped', op: 'getVisitors', retryAfter: hint, cappedMs: 2_000 })]);
+      expect(findings).toEqual([expect.objectContaining({ kind: 'retry_after_capped', op: 'getAnalytics', retryAfter: hint, cappedMs: 2_000 })]);
     }
   });
 
   it('is used as it is when within the maximum, and ignored when not an integer or a date', async () => {
     server.script({ status: 429, headers: { 'retry-after': '2' }, body: {} }, { status: 429, headers: { 'retry-after': '1.5' }, body: {} });
     const client = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, maxRetryAfterMs: 2_000, defaultRetryAfterMs: 777 });
-    const within = (await rejection(client.getVisitors('p', QUERY, { retry: false }))) as RateLimitedError;
+    const within = (await rejection(getVisitorsPage(client, 'p', QUERY, { retry: false }))) as RateLimitedError;
     expect([within.retryAfterMs, within.retryAfterFromServer]).toEqual([2_000, true]);
-    const junk = (await rejection(client.getVisitors('p', QUERY, { retry: false }))) as RateLimitedError;
+    const junk = (await rejection(getVisitorsPage(client, 'p', QUERY, { retry: false }))) as RateLimitedError;
     expect([junk.retryAfterMs, junk.retryAfterFromServer]).toEqual([777, false]);
   });
 });
@@ -178,12 +179,12 @@ describe('a body nested deeper than 256 levels', () => {
     const logger = createLogger({ level: 'warn', pretty: false, destination: new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }) });
     server.script({ status: 200, body: `{"visitors":${'['.repeat(257)}${']'.repeat(257)}}` });
     const client = new MintlifyClient({ baseUrl: server.url, apiKey: API_KEY, retry: { attempts: 6, baseDelayMs: 1 }, logger });
-    const error = await rejection(client.getVisitors('p', QUERY));
+    const error = await rejection(getVisitorsPage(client, 'p', QUERY));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect((error as InvalidResponseError).problem).toBe('body nests objects or arrays deeper than 256 levels');
     expect(server.requests).toHaveLength(1);
     const findings = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'finding');
-    expect(findings).toEqual([expect.objectContaining({ kind: 'invalid_response_body', op: 'getVisitors', status: 200 })]);
+    expect(findings).toEqual([expect.objectContaining({ kind: 'invalid_response_body', op: 'getAnalytics', status: 200 })]);
   });
 
   it('is accepted at 256 levels, brackets inside strings not counted', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidResponseError, MintlifyClient, agentJobSchema, visitorsPageSchema } from '../../src/api/index.js';
+import { InvalidResponseError, MintlifyClient, agentJobSchema } from '../../src/api/index.js';
 import { API_KEY, OK_JOB, OK_PAGE, QUERY, startScriptedServer, type ScriptedServer } from '../support/api-scripted-server.js';
+import { getVisitorsPage } from '../support/visitors-page.js';
 
 let server: ScriptedServer;
 let client: MintlifyClient;
@@ -15,7 +16,7 @@ afterAll(() => server.close());
 async function pageProblem(body: unknown): Promise<string> {
   server.reset();
   server.script({ status: 200, body });
-  const error = await client.getVisitors('p', QUERY).then(
+  const error = await getVisitorsPage(client, 'p', QUERY).then(
     () => expect.fail('expected InvalidResponseError'),
     (e: unknown) => e,
   );
@@ -37,37 +38,37 @@ async function jobProblem(body: unknown): Promise<string> {
 
 const row = (path: string, human: number, ai: number, total: number) => ({ path, human, ai, total });
 
+/** The page as the client returns it for `body` (the body passed the visitors declaration's schema). */
+async function accepted(body: unknown): Promise<unknown> {
+  server.reset();
+  server.script({ status: 200, body });
+  return getVisitorsPage(client, 'p', QUERY);
+}
+
+// The export checks a visitors page against the visitors declaration (src/datasets/path-counts.ts):
+// the spec calls counts approximate, so a total outside max(human, ai)…human + ai or a half count is a
+// finding the row records (datasets-rows.test.ts), not a broken page.
 describe('visitors page validation', () => {
-  it('accepts totals on both bounds of the invariant and extra fields', () => {
-    const page = { ...OK_PAGE, extra: true, visitors: [row('/a', 3, 3, 3), row('/b', 3, 3, 6), { ...row('/c', 0, 0, 0), x: 1 }] };
-    expect(visitorsPageSchema.safeParse(page).success).toBe(true);
+  it('accepts totals on and beyond both bounds of the invariant, non-whole counts and extra fields', async () => {
+    const visitors = [row('/a', 3, 3, 3), row('/b', 3, 3, 6), row('/c', 7, 3, 5), row('/d', 1, 0.5, 1.5), { ...row('/e', 0, 0, 0), x: 1 }];
+    const page = { ...OK_PAGE, extra: true, totals: { human: 2, ai: 3, total: 6 }, visitors };
+    expect(await accepted(page)).toEqual(page);
   });
 
-  it('names the row whose total is below max(human, ai)', async () => {
-    const visitors = [row('/a', 1, 1, 1), row('/b', 1, 1, 2), row('/c', 2, 0, 2), row('/d', 7, 3, 5)];
-    expect(await pageProblem({ ...OK_PAGE, visitors })).toBe('visitors[3].total: 5 is less than max(human, ai) = 7');
-  });
-
-  it('names site totals above human + ai', async () => {
-    expect(await pageProblem({ ...OK_PAGE, totals: { human: 2, ai: 3, total: 6 } })).toBe('totals.total: 6 is more than human + ai = 5');
-  });
-
-  it('names a negative, fractional or unsafe count', async () => {
+  it('names a negative or non-number count', async () => {
     expect(await pageProblem({ ...OK_PAGE, visitors: [row('/a', -1, 0, 0)] })).toBe('visitors[0].human: -1 is negative');
-    expect(await pageProblem({ ...OK_PAGE, visitors: [row('/a', 1, 0.5, 1)] })).toBe('visitors[0].ai: expected int, got 0.5');
-    expect(await pageProblem({ ...OK_PAGE, totals: { human: 2 ** 60, ai: 0, total: 2 ** 60 } })).toMatch(
-      /^totals\.human: 1152921504606847000 is not a safe integer/,
-    );
     expect(await pageProblem({ ...OK_PAGE, visitors: [row('/a', 1, 0, '1' as unknown as number)] })).toBe(
       'visitors[0].total: expected number, got "1"',
     );
   });
 
-  it('names a missing hasMore, a missing array and an empty path', async () => {
+  it('names a missing hasMore, a missing array and a path that is not a string', async () => {
     const { hasMore: _hasMore, ...noHasMore } = OK_PAGE;
     expect(await pageProblem(noHasMore)).toBe('hasMore: missing (expected boolean)');
     expect(await pageProblem({ ...OK_PAGE, visitors: null })).toBe('visitors: expected array, got null');
-    expect(await pageProblem({ ...OK_PAGE, visitors: [row('/a', 1, 0, 1), row('', 1, 0, 1)] })).toBe('visitors[1].path: empty path');
+    expect(await pageProblem({ ...OK_PAGE, visitors: [row('/a', 1, 0, 1), { ...row('', 1, 0, 1), path: 7 }] })).toBe(
+      'visitors[1].path: expected string, got 7',
+    );
   });
 
   it('reports a body that is not an object, and counts further problems', async () => {

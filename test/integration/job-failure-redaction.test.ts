@@ -45,7 +45,7 @@ describe('a failed job in Redis', () => {
     // A queue opened without mintpipe's job defaults, like jobs enqueued before them: only toQueueError protects it.
     const queue = new Queue(QUEUE_NAMES.export, { connection: redis, prefix });
     queues.push(queue);
-    for (const original of [new AuthError({ op: 'getVisitors', status: 401, serverMessage: ECHO }), new Error(ECHO)]) {
+    for (const original of [new AuthError({ op: 'getAnalytics', status: 401, serverMessage: ECHO }), new Error(ECHO)]) {
       const { error } = toQueueError(original);
       const stored = await failOneJob(queue, () => {
         throw error;

@@ -48,17 +48,17 @@ describe('metrics', () => {
   });
 
   it('times API attempts by operation and outcome, and counts retries by reason and 429s', async () => {
-    metrics.onApiEvent({ op: 'getVisitors', attempt: 1, status: 200, durationMs: 120, outcome: 'ok' });
-    metrics.onApiEvent({ op: 'getVisitors', attempt: 1, status: 429, durationMs: 40, outcome: 'retry', reason: 'rate_limited' });
-    metrics.onApiEvent({ op: 'getVisitors', attempt: 2, status: 503, durationMs: 900, outcome: 'retry', reason: 'server_error' });
+    metrics.onApiEvent({ op: 'getAnalytics', attempt: 1, status: 200, durationMs: 120, outcome: 'ok' });
+    metrics.onApiEvent({ op: 'getAnalytics', attempt: 1, status: 429, durationMs: 40, outcome: 'retry', reason: 'rate_limited' });
+    metrics.onApiEvent({ op: 'getAnalytics', attempt: 2, status: 503, durationMs: 900, outcome: 'retry', reason: 'server_error' });
     metrics.onApiEvent({ op: 'sendMessage', attempt: 1, status: 429, durationMs: 30, outcome: 'error', reason: 'rate_limited' });
     const text = await metrics.render(stack.source);
-    expect(sample(text, 'mintpipe_api_request_duration_seconds_count{op="getVisitors",outcome="retry"}')).toBe(2);
-    expect(sample(text, 'mintpipe_api_request_duration_seconds_bucket{le="0.25",op="getVisitors",outcome="ok"}')).toBe(1);
-    expect(sample(text, 'mintpipe_api_request_duration_seconds_bucket{le="0.1",op="getVisitors",outcome="ok"}')).toBe(0);
-    expect(sample(text, 'mintpipe_api_retries_total{op="getVisitors",reason="rate_limited"}')).toBe(1);
-    expect(sample(text, 'mintpipe_api_retries_total{op="getVisitors",reason="server_error"}')).toBe(1);
-    expect(sample(text, 'mintpipe_api_rate_limited_total{op="getVisitors"}')).toBe(1);
+    expect(sample(text, 'mintpipe_api_request_duration_seconds_count{op="getAnalytics",outcome="retry"}')).toBe(2);
+    expect(sample(text, 'mintpipe_api_request_duration_seconds_bucket{le="0.25",op="getAnalytics",outcome="ok"}')).toBe(1);
+    expect(sample(text, 'mintpipe_api_request_duration_seconds_bucket{le="0.1",op="getAnalytics",outcome="ok"}')).toBe(0);
+    expect(sample(text, 'mintpipe_api_retries_total{op="getAnalytics",reason="rate_limited"}')).toBe(1);
+    expect(sample(text, 'mintpipe_api_retries_total{op="getAnalytics",reason="server_error"}')).toBe(1);
+    expect(sample(text, 'mintpipe_api_rate_limited_total{op="getAnalytics"}')).toBe(1);
     expect(sample(text, 'mintpipe_api_rate_limited_total{op="sendMessage"}')).toBe(1);
   });
 

@@ -3,19 +3,14 @@
  * `app.inject` (no sockets), and whole-window fetches by offset or cursor as a careful client
  * pages (offset advanced by the rows received).
  */
-import type { AnalyticsDataset, Emulator } from '../../src/emulator/index.js';
+import { ANALYTICS_DATASETS, EMULATOR_DATASETS, type AnalyticsDataset, type Emulator } from '../../src/emulator/index.js';
 
 export const AUTH = { authorization: 'Bearer mint_test_key' };
 
-export const DATASET_PATHS: Record<Exclude<AnalyticsDataset, 'assistant-threads'>, string> = {
-  visitors: 'visitors',
-  views: 'views',
-  feedback: 'feedback',
-  'feedback-by-page': 'feedback/by-page',
-  assistant: 'assistant',
-  'assistant-caller-stats': 'assistant/caller-stats',
-  searches: 'searches',
-};
+/** The path of each dataset asked for by window (every one but lookups by id), from the emulator's registry. */
+export const DATASET_PATHS = Object.fromEntries(
+  ANALYTICS_DATASETS.flatMap((name) => (EMULATOR_DATASETS[name].kind === 'window' ? [[name, EMULATOR_DATASETS[name].path]] : [])),
+) as Record<Exclude<AnalyticsDataset, 'assistant-threads'>, string>;
 
 /** The field of a page that holds its rows. */
 export const ROWS_FIELD = {

@@ -1,6 +1,7 @@
 /**
  * The official response schemas of the analytics operations (test/support/analytics-spec.json,
- * derived from Mintlify's published OpenAPI) as ajv validators, and the spec's parameter limits.
+ * derived from Mintlify's published OpenAPI, kept beside it as analytics.openapi.json) as ajv
+ * validators, and the spec's parameter limits.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/index.js';
-import type { DatasetName } from '../../src/datasets/index.js';
+import { getDataset, type DatasetName } from '../../src/datasets/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { enqueueWindows } from '../../src/export/enqueue.js';
 import { submitBatch, waitForBatch } from '../../src/prompts/index.js';
@@ -31,15 +31,9 @@ const next = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_0
 /** Rows per page request and per insert: one batch is one page of the offset endpoints. */
 const BATCH_ROWS = 250;
 /** The largest limit of each endpoint (as the export requests them). */
-const PAGE_LIMIT: Record<DatasetName, number> = {
-  visitors: BATCH_ROWS,
-  views: BATCH_ROWS,
-  feedback: 100,
-  'feedback-by-page': 0,
-  assistant: 1000,
-  'assistant-caller-stats': 0,
-  searches: 100,
-  'assistant-threads': 0,
+const PAGE_LIMIT = (dataset: DatasetName): number => {
+  const pagination = getDataset(dataset).pagination;
+  return pagination.kind === 'offset' || pagination.kind === 'cursor' ? pagination.limit : 0;
 };
 
 /** Defines the scenario's tests, on the Redis (or cluster) that `redisUrl` gives once its hooks run. */
@@ -129,7 +123,7 @@ export function defineScaleOutTests(where: string, redisUrl: () => Promise<strin
             await expectWindowExact({ emulator, project, datasets: DATASETS, rows: async (sql) => (await runQuery(warehouse, sql)).rows }, { dateFrom: day, dateTo: next(day) });
           }
         }
-        const fewest = windows.reduce((n, w) => n + pages(emulator.control.truth(w.dataset, w.projectId, w.dateFrom, w.dateTo).items.length, PAGE_LIMIT[w.dataset]), 0);
+        const fewest = windows.reduce((n, w) => n + pages(emulator.control.truth(w.dataset, w.projectId, w.dateFrom, w.dateTo).items.length, PAGE_LIMIT(w.dataset)), 0);
         const requests = emulator.counters.analyticsRequests;
         // One kill: at most the killed window's batch in flight is fetched again (a batch of 250 rows
         // is up to 3 pages of 100 at the cursor endpoints), and nothing else.

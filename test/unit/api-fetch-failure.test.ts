@@ -19,10 +19,10 @@ function systemError(code: string, message: string): Error {
 describe('a failed fetch', () => {
   it('an unresolvable host is NetworkError with requestSent false, whatever the resolver answered', () => {
     for (const code of ['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']) {
-      const error = errorFromFetchFailure('getVisitors', fetchFailed(systemError(code, `getaddrinfo ${code} api.mintlify.test`)));
+      const error = errorFromFetchFailure('getAnalytics', fetchFailed(systemError(code, `getaddrinfo ${code} api.mintlify.test`)));
       expect(error).toBeInstanceOf(NetworkError);
       expect(error).toMatchObject({ code, requestSent: false, reason: 'network' });
-      expect(error.message).toBe(`getVisitors: network error before connecting (${code}): getaddrinfo ${code} api.mintlify.test`);
+      expect(error.message).toBe(`getAnalytics: network error before connecting (${code}): getaddrinfo ${code} api.mintlify.test`);
     }
   });
 

@@ -12,7 +12,7 @@ const ECHO = Object.values(keySpellings(KEY)).join(' ');
 describe('what a job throws to the queue (toQueueError)', () => {
   it('keeps the verdict and the error name, and redacts every spelling of the key from message and stack', () => {
     const cases: Array<[unknown, boolean]> = [
-      [new AuthError({ op: 'getVisitors', status: 401, serverMessage: ECHO }), true],
+      [new AuthError({ op: 'getAnalytics', status: 401, serverMessage: ECHO }), true],
       [new Error(`socket closed: ${ECHO}`), false],
       [`a thrown string ${ECHO}`, false],
     ];
@@ -24,6 +24,6 @@ describe('what a job throws to the queue (toQueueError)', () => {
       expect(revealsKey(`${result.error.message}\n${result.error.stack}`, KEY)).toBe(false);
       expect(result.error.stack).toBe(`${result.error.name}: ${result.error.message}`);
     }
-    expect(toQueueError(cases[0]![0]).error.message).toMatch(/^AuthError: getVisitors: HTTP 401/);
+    expect(toQueueError(cases[0]![0]).error.message).toMatch(/^AuthError: getAnalytics: HTTP 401/);
   });
 });

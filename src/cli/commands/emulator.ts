@@ -47,7 +47,7 @@ export function register(program: Command): void {
     .option('--agent-time <duration>', 'how long an agent job stays active after a message', '1s')
     .option('--pickup-delay <duration>', "how long after a message its run starts (until then the job shows its previous state: processed asynchronously)", '0')
     .option('--jobs-per-project <n>', 'seeded agent jobs job-1 … job-N in every project', '500')
-    .option('--shuffle', 'analytics rows in a seeded order per window (searches: ties only)')
+    .option('--shuffle', 'analytics rows in a seeded order per window (where the spec promises an order: ties only)')
     .option('--approximate-counts <0..1>', 'share of count rows served approximate (total out of bounds, or 12.5)', '0')
     .option('--extra-fields', 'fields beyond the schema: conversationId on assistant rows, _sampleRate elsewhere')
     .option('--invalid-text <0..1>', 'share of text items with a lone UTF-16 surrogate', '0')
@@ -88,7 +88,7 @@ export function emulatorOptionsFromFlags(flags: EmulatorFlags): StartEmulatorOpt
 
 async function runUntilSignal(options: StartEmulatorOptions & { port: number; host: string }): Promise<void> {
   // Loaded here, not at the top: `--help` and usage errors load only commander.
-  const [{ startEmulator }, { nextStopSignal }] = await Promise.all([import('../../emulator/index.js'), import('../stop-signals.js')]);
+  const [{ startEmulator, EMULATOR_DATASETS }, { nextStopSignal }] = await Promise.all([import('../../emulator/index.js'), import('../stop-signals.js')]);
   // Listening before anything is printed: a signal right after "Ctrl-C stops it." is a clean stop.
   const stopped = nextStopSignal();
   let emulator;
@@ -108,7 +108,7 @@ async function runUntilSignal(options: StartEmulatorOptions & { port: number; ho
   );
   out.write(
     `try: curl -H "Authorization: Bearer mint_demo" "${emulator.url}/v1/analytics/demo/visitors?dateFrom=2026-01-01&dateTo=2026-01-08&limit=5"\n` +
-      `     (also views, feedback, feedback/by-page, assistant, assistant/caller-stats, searches, assistant/threads/<id>)\n`,
+      `     (one path per dataset: ${Object.values(EMULATOR_DATASETS).map((fixture) => fixture.path.replace(/:(\w+)/g, '<$1>')).join(', ')})\n`,
   );
   out.write('Ctrl-C stops it.\n');
   await stopped;
