@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testEnv } from '../support/export-stack.js';
 import { runCli } from '../support/run-cli.js';
+import { until } from '../support/wait.js';
 
 const children: Array<ReturnType<typeof spawn>> = [];
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-cmd-'));
@@ -81,8 +82,11 @@ describe('mintpipe dashboard', () => {
     // MINTPIPE_DASHBOARD_HOSTS reaches the server; any other name is refused.
     expect(await statusWithHost(url, 'dash.internal')).toBe(200);
     expect(await statusWithHost(url, 'rebound.example')).toBe(421);
-    const health = await fetch(`${url}/healthz`);
-    expect(health.status).toBe(200);
+    // Each probe is bounded (3 s): on a loaded machine the first may miss it, so the test waits for health to come.
+    const health = await until('/healthz to answer 200', async () => {
+      const res = await fetch(`${url}/healthz`);
+      return res.status === 200 ? res : undefined;
+    }, 30_000, 250);
     expect(await health.json()).toEqual({ redis: 'ok', warehouse: 'ok' });
     expect((await fetch(`${url}/`)).status).toBe(200);
 
