@@ -1,5 +1,6 @@
 /**
  * One run of a prompt job: reads the prompt's record and takes the next step from its status.
+ * The moves below are the ones prompt-transitions.ts declares (and the store holds them to):
  *
  *   queued ──send──▶ sending ──200──▶ polling ──terminal──▶ completed | archived | failed
  *     │  ▲              │  │                  └─deadline──▶ timed_out
