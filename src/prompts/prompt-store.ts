@@ -24,8 +24,8 @@ export type FieldChanges = Partial<Record<RecordField, string | number | boolean
 export interface TransitionRequest {
   /** Send generation the caller works for. */
   attempt: number;
-  /** Statuses the prompt may be in for the change to apply; `*` = any non-final one. */
-  from: readonly PromptStatus[] | '*';
+  /** Statuses the prompt may be in for the change to apply (each move checked against the transition table). */
+  from: readonly PromptStatus[];
   to: PromptStatus;
   /** The outcome becomes final. @default false */
   done?: boolean;
@@ -171,8 +171,8 @@ export class PromptStore {
 
   async transition(promptId: string, batchId: string, request: TransitionRequest): Promise<TransitionResult> {
     // Only an open record moves here (the script refuses a final one), so `from` is never final.
-    if (request.from !== '*') for (const status of request.from) assertMove(promptId, stateOf(status, false), stateOf(request.to, request.done === true));
-    const from = request.from === '*' ? '*' : request.from.join(',');
+    for (const status of request.from) assertMove(promptId, stateOf(status, false), stateOf(request.to, request.done === true));
+    const from = request.from.join(',');
     const reply = (await TRANSITION.run(
       this.redis,
       [this.keys.prompt(promptId), this.keys.batchCounts(batchId), this.keys.batch(batchId)],
