@@ -14,13 +14,12 @@
  * dead run changed in Redis but did not write.
  */
 import { isTerminalStatus } from '../api/index.js';
-import { passLane, type SeenJob } from './lanes.js';
+import { passLane, type SendNow, type SeenJob } from './lanes.js';
 import type { PromptRecord } from './prompt-record.js';
-import type { PromptContext } from './prompt-context.js';
-import { sendStep, type HandedOver } from './send-prompt.js';
-import { StepScope } from './step-scope.js';
+import type { StepScope } from './step-scope.js';
 
-export async function handOver(scope: StepScope, record: PromptRecord): Promise<void> {
+/** `send` sends the lane's next head in this run when the agent job was just seen to end (see passLane). */
+export async function handOver(scope: StepScope, record: PromptRecord, send: SendNow): Promise<void> {
   const { store, queue } = scope.ctx;
   if (record.chain !== undefined && record.status !== 'completed') {
     const after = await store.chainAfter(record);
@@ -39,20 +38,7 @@ export async function handOver(scope: StepScope, record: PromptRecord): Promise<
       if (skipped.ok) await store.leaveLane(step);
     }
   }
-  await passLane(store, queue, record, seenJob(record), { send: (head, jobId) => sendInThisRun(scope.ctx, head, { parent: scope, handedOver: { jobId } }), guardMs: scope.ctx.timing.sendGuardMs });
-}
-
-/**
- * Sends a lane's head in the current run rather than by its queue job (whose guard the caller
- * added: sendWithGuards): its agent job is not left idle for a queue round trip. `parent` is the
- * run that handed the lane on (its changes go to the warehouse with this send's), `handedOver`
- * what that run knows. Returns the delay to the head's first poll (0 when it already ended, so
- * its job hands over).
- */
-export async function sendInThisRun(ctx: PromptContext, head: PromptRecord, from: { parent?: StepScope; handedOver?: HandedOver } = {}): Promise<number> {
-  const scope = new StepScope(ctx, head, from.parent);
-  const outcome = await scope.runAndWrite(() => sendStep(scope, head, from.handedOver));
-  return outcome.kind === 'wait' ? outcome.delayMs : 0;
+  await passLane(store, queue, record, seenJob(record), { send, guardMs: scope.ctx.timing.sendGuardMs });
 }
 
 /** The job as the prompt's last poll saw it, when that poll is what ended it (completed or failed). */

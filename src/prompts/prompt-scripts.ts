@@ -4,6 +4,7 @@
  * outcome never changes), and keeps the batch's per-status counts in step with the record.
  */
 import { LuaScript } from './lua-script.js';
+import { LUA_MOVES } from './prompt-transitions.js';
 
 /**
  * Creates a prompt unless it exists. KEYS: prompt, batch ids, batch counts.
@@ -28,9 +29,10 @@ return 1
  * Returns {1, status, fields, finished} on success (finished: 1 when this made every prompt of
  * the batch final, so the caller sets its expiry without reading the batch again), {0, status}
  * when the current status is not allowed, {-1} when missing, {-2, status} for another attempt,
- * {-3, status} when already final, {-4, status} when the record no longer carries the claim.
+ * {-3, status} when already final, {-4, status} when the record no longer carries the claim,
+ * {-5, status} when the transition table does not list the move.
  */
-export const TRANSITION = new LuaScript(`
+export const TRANSITION = new LuaScript(`${LUA_MOVES}
 local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'version', 'done')
 if not cur[1] then return {-1} end
 if cur[2] ~= ARGV[1] then return {-2, cur[1]} end
@@ -43,6 +45,7 @@ if ARGV[2] ~= '*' then
   if not allowed then return {0, cur[1]} end
 end
 if ARGV[5] ~= '' and redis.call('HGET', KEYS[1], 'claim') ~= ARGV[5] then return {-4, cur[1]} end
+if not move_allowed(cur[1], cur[4], ARGV[3], ARGV[4]) then return {-5, cur[1]} end
 redis.call('HSET', KEYS[1], 'status', ARGV[3], 'version', tonumber(cur[3] or '0') + 1)
 for i = 6, #ARGV, 2 do
   if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
@@ -68,11 +71,15 @@ return {1, ARGV[3], redis.call('HGETALL', KEYS[1]), finished}
 
 /**
  * Updates observation fields without a status change (no new version). KEYS: prompt.
- * ARGV: attempt, expected status, field/value pairs (empty deletes). Returns 1 when applied.
+ * ARGV: attempt, expected status, field/value pairs (empty deletes). Returns 1 when applied, 0
+ * when the prompt moved on, -1 when asked to change its state (a move goes through TRANSITION).
  */
 export const PATCH = new LuaScript(`
 local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'done')
 if not cur[1] or cur[2] ~= ARGV[1] or cur[1] ~= ARGV[2] or cur[3] == '1' then return 0 end
+for i = 3, #ARGV, 2 do
+  if ARGV[i] == 'status' or ARGV[i] == 'done' or ARGV[i] == 'attempt' or ARGV[i] == 'version' then return -1 end
+end
 for i = 3, #ARGV, 2 do
   if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 end
@@ -124,9 +131,9 @@ return redis.call('LINDEX', KEYS[1], 0) or ''
  * ambiguous chain step holding its chain) stays there, at the head; any other enters its lane
  * again, at the back.
  */
-export const RESEND = new LuaScript(`
+export const RESEND = new LuaScript(`${LUA_MOVES}
 local cur = redis.call('HMGET', KEYS[1], 'status', 'done', 'attempt', 'version')
-if cur[1] ~= 'ambiguous' or cur[2] ~= '1' then return {0} end
+if cur[1] ~= 'ambiguous' or cur[2] ~= '1' or not move_allowed(cur[1], cur[2], 'queued', '0') then return {0} end
 local inLane = redis.call('LPOS', KEYS[3], ARGV[1])
 redis.call('HSET', KEYS[1], 'status', 'queued', 'done', '0', 'laned', inLane and '1' or '0',
   'attempt', tonumber(cur[3] or '0') + 1, 'version', tonumber(cur[4] or '0') + 1)
@@ -161,12 +168,14 @@ return 1
  * or a row sent by an earlier batch). Applies only to a record that never moved here: queued, not
  * in a lane, not final, of the expected attempt. KEYS: prompt, batch counts. ARGV: expected
  * attempt, new status, done (1/0), lowest version to take, attempt to take, field/value pairs
- * (empty deletes). Returns {1, fields} or {0, status}.
+ * (empty deletes). Returns {1, fields} or {0, status} (also when the transition table does not list
+ * the move).
  */
-export const ADOPT = new LuaScript(`
+export const ADOPT = new LuaScript(`${LUA_MOVES}
 local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'version', 'done', 'laned')
 if not cur[1] then return {0} end
 if cur[1] ~= 'queued' or cur[2] ~= ARGV[1] or cur[4] == '1' or cur[5] == '1' then return {0, cur[1]} end
+if not move_allowed(cur[1], cur[4], ARGV[2], ARGV[3]) then return {0, cur[1]} end
 local version = math.max(tonumber(cur[3] or '0') + 1, tonumber(ARGV[4]))
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'version', version, 'attempt', ARGV[5])
 for i = 6, #ARGV, 2 do

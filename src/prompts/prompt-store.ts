@@ -9,6 +9,7 @@ import type { PromptInput } from './prompt-input.js';
 import type { PromptKind } from './plan-chains.js';
 import { decodeRecord, F, pairsToHash, type PromptRecord, type RecordField } from './prompt-record.js';
 import { PromptKeys } from './prompt-keys.js';
+import { assertMove, stateOf } from './prompt-transitions.js';
 import { ADOPT, CREATE_PROMPT, LANE_ENTER, LANE_LEAVE, MARK_SYNCED, PATCH, RESEND, SET_HELD, TRANSITION } from './prompt-scripts.js';
 import { PROMPT_STATUSES, type PromptStatus } from './prompt-status.js';
 
@@ -23,8 +24,8 @@ export type FieldChanges = Partial<Record<RecordField, string | number | boolean
 export interface TransitionRequest {
   /** Send generation the caller works for. */
   attempt: number;
-  /** Statuses the prompt may be in for the change to apply; `*` = any non-final one. */
-  from: readonly PromptStatus[] | '*';
+  /** Statuses the prompt may be in for the change to apply (each move checked against the transition table). */
+  from: readonly PromptStatus[];
   to: PromptStatus;
   /** The outcome becomes final. @default false */
   done?: boolean;
@@ -39,7 +40,7 @@ export interface TransitionRequest {
 
 export type TransitionResult =
   | { ok: true; record: PromptRecord }
-  | { ok: false; reason: 'missing' | 'other-attempt' | 'final' | 'wrong-status' | 'claim-lost'; status?: PromptStatus };
+  | { ok: false; reason: 'missing' | 'other-attempt' | 'final' | 'wrong-status' | 'claim-lost' | 'not-in-table'; status?: PromptStatus };
 
 export interface BatchMeta {
   batchId: string;
@@ -108,6 +109,8 @@ function changeArgs(changes: FieldChanges | undefined): string[] {
   return Object.entries(changes ?? {}).flatMap(([field, value]) => [field, encode(value)]);
 }
 
+const REFUSALS: Record<number, Exclude<TransitionResult, { ok: true }>['reason']> = { [-1]: 'missing', [-2]: 'other-attempt', [-3]: 'final', [-4]: 'claim-lost', [-5]: 'not-in-table' };
+
 export class PromptStore {
   readonly keys: PromptKeys;
 
@@ -167,7 +170,9 @@ export class PromptStore {
   }
 
   async transition(promptId: string, batchId: string, request: TransitionRequest): Promise<TransitionResult> {
-    const from = request.from === '*' ? '*' : request.from.join(',');
+    // Only an open record moves here (the script refuses a final one), so `from` is never final.
+    for (const status of request.from) assertMove(promptId, stateOf(status, false), stateOf(request.to, request.done === true));
+    const from = request.from.join(',');
     const reply = (await TRANSITION.run(
       this.redis,
       [this.keys.prompt(promptId), this.keys.batchCounts(batchId), this.keys.batch(batchId)],
@@ -181,7 +186,7 @@ export class PromptStore {
       if (Number(reply[3]) === 1) await this.expireBatch(batchId);
       return { ok: true, record };
     }
-    const reason = code === -1 ? 'missing' : code === -2 ? 'other-attempt' : code === -3 ? 'final' : code === -4 ? 'claim-lost' : 'wrong-status';
+    const reason = REFUSALS[code] ?? 'wrong-status';
     return { ok: false, reason, status };
   }
 
@@ -193,6 +198,7 @@ export class PromptStore {
     record: Pick<PromptRecord, 'promptId' | 'batchId' | 'attempt'>,
     state: { status: PromptStatus; done: boolean; minVersion: number; attempt: number; set: FieldChanges },
   ): Promise<PromptRecord | undefined> {
+    assertMove(record.promptId, 'queued', stateOf(state.status, state.done));
     const reply = (await ADOPT.run(
       this.redis,
       [this.keys.prompt(record.promptId), this.keys.batchCounts(record.batchId)],

@@ -8,11 +8,11 @@
  * are not written again, prompts already in a lane do not enter it twice, and a head whose send
  * this job did not finish is left to its guard job (due a send's longest time after it was added).
  */
-import { sendInThisRun } from './hand-over.js';
 import { repairLaneHeads, sendWithGuards } from './lanes.js';
 import type { PromptContext } from './prompt-context.js';
 import type { BatchJobData } from './prompt-jobs.js';
 import type { PromptRecord } from './prompt-record.js';
+import { sendInThisRun } from './prompt-step.js';
 import { rebuildBatch } from './rebuild-batch.js';
 import { reconcileWithLedger } from './reconcile-ledger.js';
 

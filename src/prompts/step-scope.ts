@@ -1,9 +1,9 @@
 /**
  * One run of a prompt job: changes the record through the store (each change remembered for the
- * warehouse and counted for metrics), and flushes the changes at the end of the run.
+ * warehouse and counted for metrics), and flushes the changes at the end of the run. A run that
+ * ends the prompt notes it in `ended`; the runner (prompt-step.ts) then hands its lane on.
  */
 import type { Logger } from '../logger.js';
-import { handOver } from './hand-over.js';
 import type { PromptContext } from './prompt-context.js';
 import type { PromptRecord } from './prompt-record.js';
 import type { PromptStatus } from './prompt-status.js';
@@ -12,6 +12,8 @@ import type { StepOutcome } from './step-outcome.js';
 
 export class StepScope {
   readonly logger: Logger;
+  /** The prompt's final record, once this run ended it or found it ended: its lane moves on next. */
+  ended: PromptRecord | undefined;
   private readonly changed: PromptRecord[] = [];
 
   constructor(
@@ -50,11 +52,11 @@ export class StepScope {
     return result;
   }
 
-  /** Ends the prompt with a final outcome and hands its lane on (its chain goes on, stops or waits). */
+  /** Ends the prompt with a final outcome; its lane is handed on after the step (its chain goes on, stops or waits). */
   async finish(record: PromptRecord, to: PromptStatus, set: FieldChanges = {}): Promise<StepOutcome> {
     const result = await this.move(record, to, { finishedAt: this.ctx.now(), ...set }, true);
     if (!result.ok) return { kind: 'skipped', reason: `could not end as ${to}: ${result.reason}` };
-    await handOver(this, result.record);
+    this.ended = result.record;
     return { kind: 'finished', status: to };
   }
 

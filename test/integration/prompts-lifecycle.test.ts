@@ -2,7 +2,7 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { batchJobId, createPromptContext, promptJobId, runPromptStep, startBatch, type StepOutcome } from '../../src/prompts/index.js';
-import { sendInThisRun } from '../../src/prompts/hand-over.js';
+import { sendInThisRun } from '../../src/prompts/prompt-step.js';
 import { queueKeyPrefix, QUEUE_NAMES } from '../../src/queue/queues.js';
 import { openPromptStack, promptsOver, type PromptStack } from '../support/prompts-stack.js';
 import { until } from '../support/wait.js';
