@@ -10,7 +10,12 @@ export default {
   ...base,
   mutate: [
     'src/queue/request-budget.ts', // shared request budget (sliding window)
-    'src/export/export-window.ts', // window load
+    'src/export/export-window.ts', // window load: the steps in order, fresh runs when the data moved
+    'src/export/run-claim.ts', // window load: claim or resume the run
+    'src/export/page-fetcher.ts', // window load: budgeted requests, pages fetched ahead
+    'src/export/page-read.ts', // window load: what a page's answer means, its rows
+    'src/export/page-window.ts', // window load: page, check, load
+    'src/export/complete-window.ts', // window completion
     'src/export/batch-loader.ts', // window load: batches and checkpoints
     'src/warehouse/export-runs.ts', // window completion records
     'src/prompts/send-prompt.ts', // prompt send: at most once, ambiguous on doubt

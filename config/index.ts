@@ -292,14 +292,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new ConfigError('CLICKHOUSE_DATABASE', `not a database name: "${database}"`);
   const queuePrefix = text(env, 'MINTPIPE_QUEUE_PREFIX', 'mintpipe');
   if (!/^[A-Za-z0-9_.-]+$/.test(queuePrefix)) throw new ConfigError('MINTPIPE_QUEUE_PREFIX', `letters, digits, _ . - only, got "${queuePrefix}"`);
-  const pollInitialMs = duration(env, 'MINTPIPE_POLL_INITIAL', 2000);
-  const pollMaxMs = duration(env, 'MINTPIPE_POLL_MAX', 60_000);
-  if (pollMaxMs < pollInitialMs) throw new ConfigError('MINTPIPE_POLL_MAX', 'must not be less than MINTPIPE_POLL_INITIAL');
-  const deadlineMs = duration(env, 'MINTPIPE_PROMPT_DEADLINE', 7_200_000);
-  // Unset: 10 s, or half the deadline when that is shorter.
-  const pollSettleMs = duration(env, 'MINTPIPE_POLL_SETTLE', Math.min(10_000, Math.max(1, Math.floor(deadlineMs / 2))));
-  // Past the deadline a prompt ends timed_out: a settle time as long would never settle anything.
-  if (pollSettleMs >= deadlineMs) throw new ConfigError('MINTPIPE_POLL_SETTLE', 'must be less than MINTPIPE_PROMPT_DEADLINE');
+  const polls = pollSettings(env);
   const timezone = checkTimeZone(text(env, 'MINTPIPE_SCHEDULE_TZ', 'UTC'));
 
   return {
@@ -350,10 +343,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
       concurrency: integer(env, 'MINTPIPE_PROMPT_CONCURRENCY', 256, 1, 1024),
       // Poll delays become delayed jobs (a timestamp in Redis) and the deadline is compared with the
       // clock: no Node timer holds them, so they may exceed one.
-      pollInitialMs,
-      pollMaxMs,
-      pollSettleMs,
-      deadlineMs,
+      ...polls,
       maxPromptBytes: integer(env, 'MINTPIPE_PROMPT_MAX_BYTES', 32_768, 1, 10_000_000),
       // A Redis expiry, not a timer: 30d and more are fine.
       retentionMs: duration(env, 'MINTPIPE_PROMPT_RETENTION', 30 * 86_400_000),
@@ -370,4 +360,17 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     // The hard stop of a stopping process is a timer of the grace plus 0.9 s (src/cli/run-until-signal.ts).
     shutdownGraceMs: timerDuration(env, 'MINTPIPE_SHUTDOWN_GRACE', 30_000, MAX_TIMER_MS - 10_000),
   };
+}
+
+/** A prompt's poll times and deadline, checked against each other. */
+function pollSettings(env: Env): Pick<MintpipeConfig['prompts'], 'pollInitialMs' | 'pollMaxMs' | 'pollSettleMs' | 'deadlineMs'> {
+  const pollInitialMs = duration(env, 'MINTPIPE_POLL_INITIAL', 2000);
+  const pollMaxMs = duration(env, 'MINTPIPE_POLL_MAX', 60_000);
+  if (pollMaxMs < pollInitialMs) throw new ConfigError('MINTPIPE_POLL_MAX', 'must not be less than MINTPIPE_POLL_INITIAL');
+  const deadlineMs = duration(env, 'MINTPIPE_PROMPT_DEADLINE', 7_200_000);
+  // Unset: 10 s, or half the deadline when that is shorter.
+  const pollSettleMs = duration(env, 'MINTPIPE_POLL_SETTLE', Math.min(10_000, Math.max(1, Math.floor(deadlineMs / 2))));
+  // Past the deadline a prompt ends timed_out: a settle time as long would never settle anything.
+  if (pollSettleMs >= deadlineMs) throw new ConfigError('MINTPIPE_POLL_SETTLE', 'must be less than MINTPIPE_PROMPT_DEADLINE');
+  return { pollInitialMs, pollMaxMs, pollSettleMs, deadlineMs };
 }

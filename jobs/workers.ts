@@ -70,27 +70,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
   };
 
   if (deps.names.includes(QUEUE_NAMES.export)) {
-    const exportQueue = deps.queue(QUEUE_NAMES.export);
-    const processWindow = createWindowProcessor({
-      client: deps.client,
-      warehouse: deps.warehouse,
-      budget: analyticsBudget(deps.redis, config.queuePrefix, config.analyticsRate, config.api.timeoutMs),
-      logger,
-      settings: config.export,
-      observer: deps.exportObserver,
-    });
-    const planNightly = createPlanNightlyProcessor({ queue: exportQueue, settings: config.export, logger, warehouse: deps.warehouse, triage: config.triage });
-    const triageNight = createTriageNightProcessor({
-      warehouse: deps.warehouse,
-      redis: deps.redis,
-      queue: deps.queue(QUEUE_NAMES.prompts),
-      prefix: config.queuePrefix,
-      maxJobs: config.triage.maxJobs,
-      recipesDir: config.triage.recipesDir,
-      secrets: [config.api.key],
-      logger,
-    });
-    const exportJob = (job: Job, token?: string) => (job.name === PLAN_NIGHTLY_JOB ? planNightly(job) : job.name === TRIAGE_NIGHT_JOB ? triageNight(job, token) : processWindow(job, token));
+    const exportJob = exportProcessor(deps);
     workers.push(
       new Worker(
         QUEUE_NAMES.export,
@@ -131,32 +111,65 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
 
   return {
     workers,
-    async close() {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), config.shutdownGraceMs);
-      });
-      // While jobs run: stop taking jobs, and give the running ones the grace period (pause()
-      // resolves once they are done). Not close() yet: BullMQ answers a later close(true) with that
-      // first close's promise, which waits for every job. Idle: straight to close(), because pause()
-      // also reconnects the blocking connection that close() then drops (~0.1 s of every one-shot).
-      const drained = running === 0 ? Promise.resolve() : Promise.all(workers.map((w) => w.pause()));
-      const result = await Promise.race([drained.then(() => 'drained' as const), timeout]);
-      if (result === 'timeout') {
-        logger.warn({ event: 'workers_force_close', graceMs: config.shutdownGraceMs }, 'grace period over: releasing in-flight jobs');
-      }
-      // Forced: stops renewing the locks of jobs still running, so another worker resumes them. A
-      // job handed over while an idle set closed is waited for within what is left of the grace
-      // period; past it, dropping the connections stops its lock renewal the same way.
-      const closing = Promise.all(workers.map((w) => w.close(result === 'timeout'))).then(() => 'closed' as const);
-      const closed = result === 'timeout' ? await closing : await Promise.race([closing, timeout]);
-      clearTimeout(timer);
-      if (closed === 'timeout') {
-        logger.warn({ event: 'workers_force_close', graceMs: config.shutdownGraceMs }, 'grace period over: releasing in-flight jobs');
-        for (const c of connections) c.disconnect();
-        return;
-      }
-      await Promise.all(connections.map(closeRedisConnection));
-    },
+    close: () => closeWorkers(workers, connections, { idle: () => running === 0, graceMs: config.shutdownGraceMs, logger }),
   };
+}
+
+/** The export queue's processor: a window, the nightly plan or the triage night, by job name. */
+function exportProcessor(deps: WorkerDeps): (job: Job, token?: string) => Promise<unknown> {
+  const { config, logger } = deps;
+  const exportQueue = deps.queue(QUEUE_NAMES.export);
+  const processWindow = createWindowProcessor({
+    client: deps.client,
+    warehouse: deps.warehouse,
+    budget: analyticsBudget(deps.redis, config.queuePrefix, config.analyticsRate, config.api.timeoutMs),
+    logger,
+    settings: config.export,
+    observer: deps.exportObserver,
+  });
+  const planNightly = createPlanNightlyProcessor({ queue: exportQueue, settings: config.export, logger, warehouse: deps.warehouse, triage: config.triage });
+  const triageNight = createTriageNightProcessor({
+    warehouse: deps.warehouse,
+    redis: deps.redis,
+    queue: deps.queue(QUEUE_NAMES.prompts),
+    prefix: config.queuePrefix,
+    maxJobs: config.triage.maxJobs,
+    recipesDir: config.triage.recipesDir,
+    secrets: [config.api.key],
+    logger,
+  });
+  return (job: Job, token?: string) => (job.name === PLAN_NIGHTLY_JOB ? planNightly(job) : job.name === TRIAGE_NIGHT_JOB ? triageNight(job, token) : processWindow(job, token));
+}
+
+/**
+ * Closes the workers within the grace period, then force-closes: a job cut off is released to the
+ * queue as stalled and resumed from its checkpoint by the next worker.
+ */
+async function closeWorkers(workers: Worker[], connections: Redis[], options: { idle: () => boolean; graceMs: number; logger: Logger }): Promise<void> {
+  const { logger } = options;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), options.graceMs);
+  });
+  // While jobs run: stop taking jobs, and give the running ones the grace period (pause()
+  // resolves once they are done). Not close() yet: BullMQ answers a later close(true) with that
+  // first close's promise, which waits for every job. Idle: straight to close(), because pause()
+  // also reconnects the blocking connection that close() then drops (~0.1 s of every one-shot).
+  const drained = options.idle() ? Promise.resolve() : Promise.all(workers.map((w) => w.pause()));
+  const result = await Promise.race([drained.then(() => 'drained' as const), timeout]);
+  if (result === 'timeout') {
+    logger.warn({ event: 'workers_force_close', graceMs: options.graceMs }, 'grace period over: releasing in-flight jobs');
+  }
+  // Forced: stops renewing the locks of jobs still running, so another worker resumes them. A
+  // job handed over while an idle set closed is waited for within what is left of the grace
+  // period; past it, dropping the connections stops its lock renewal the same way.
+  const closing = Promise.all(workers.map((w) => w.close(result === 'timeout'))).then(() => 'closed' as const);
+  const closed = result === 'timeout' ? await closing : await Promise.race([closing, timeout]);
+  clearTimeout(timer);
+  if (closed === 'timeout') {
+    logger.warn({ event: 'workers_force_close', graceMs: options.graceMs }, 'grace period over: releasing in-flight jobs');
+    for (const c of connections) c.disconnect();
+    return;
+  }
+  await Promise.all(connections.map(closeRedisConnection));
 }

@@ -113,18 +113,7 @@ export function registerDashboardApi(app: FastifyInstance, source: OpsSource): v
   app.get<{ Querystring: Query }>('/api/freshness', async (request) => {
     const projectId = project(request.query);
     const today = dayInTimeZone(new Date(), 'UTC');
-    const wh = await reader();
-    const [found, installation] = await Promise.all([
-      datasetFreshness(wh, { projectId, today }),
-      withTimeout(readInstallation(source.redis, source.config.queuePrefix, source.config), 5000, 'redis'),
-    ]);
-    const { datasets, assistantThreads } = installation.settings;
-    const enabled = new Set<string>(projectDatasets(projectId, { datasets: datasets.filter(isDatasetName), assistantThreads }));
-    const rows: FreshnessRow[] = found.map((f) => ({ ...f, enabled: enabled.has(f.dataset) }));
-    for (const dataset of enabled) {
-      if (!found.some((f) => f.dataset === dataset)) rows.push({ dataset, projectId, lastWindow: null, lagDays: null, failedWindows: 0, findings: {}, enabled: true });
-    }
-    return { project: projectId, today, datasets: rows };
+    return { project: projectId, today, datasets: await freshnessRows(await reader(), source, projectId, today) };
   });
 
   app.get<{ Querystring: Query }>('/api/assistant-daily', async (request) => {
@@ -152,13 +141,32 @@ export function registerDashboardApi(app: FastifyInstance, source: OpsSource): v
   });
 
   app.get('/api/queues', async () => {
-    const reading = Promise.all(
-      ALL_QUEUES.map(async (name) => {
-        const queue = source.queue(name);
-        const [counts, workers] = await Promise.all([queue.getJobCounts(...QUEUE_STATES), queue.getWorkersCount()]);
-        return { name, workers, counts };
-      }),
-    );
-    return { queues: await withTimeout(reading, 5000, 'redis') };
+    return { queues: await withTimeout(queueCounts(source), 5000, 'redis') };
   });
+}
+
+/** Each dataset's freshness, and an empty entry for each dataset the nightly plan exports that has no run yet. */
+async function freshnessRows(wh: WarehouseReader, source: OpsSource, projectId: string, today: string): Promise<FreshnessRow[]> {
+  const [found, installation] = await Promise.all([
+    datasetFreshness(wh, { projectId, today }),
+    withTimeout(readInstallation(source.redis, source.config.queuePrefix, source.config), 5000, 'redis'),
+  ]);
+  const { datasets, assistantThreads } = installation.settings;
+  const enabled = new Set<string>(projectDatasets(projectId, { datasets: datasets.filter(isDatasetName), assistantThreads }));
+  const rows: FreshnessRow[] = found.map((f) => ({ ...f, enabled: enabled.has(f.dataset) }));
+  for (const dataset of enabled) {
+    if (!found.some((f) => f.dataset === dataset)) rows.push({ dataset, projectId, lastWindow: null, lagDays: null, failedWindows: 0, findings: {}, enabled: true });
+  }
+  return rows;
+}
+
+/** Job counts by state and connected workers of every queue. */
+function queueCounts(source: OpsSource) {
+  return Promise.all(
+    ALL_QUEUES.map(async (name) => {
+      const queue = source.queue(name);
+      const [counts, workers] = await Promise.all([queue.getJobCounts(...QUEUE_STATES), queue.getWorkersCount()]);
+      return { name, workers, counts };
+    }),
+  );
 }

@@ -4,6 +4,7 @@
  * exports recent days of demo data, so a new user sees rows arrive.
  */
 import { join } from 'node:path';
+import type { Queue } from 'bullmq';
 import type { Command } from 'commander';
 import type { MintpipeConfig } from '../../../config/index.js';
 import { ConfigError } from '../../../config/config-error.js';
@@ -51,13 +52,11 @@ async function start(flags: StartFlags): Promise<void> {
   const demoDays = Number(flags.demoDays);
   if (!Number.isInteger(demoDays) || demoDays < 0 || demoDays > 90) throw new ConfigError('--demo-days', `expected 0 to 90, got "${flags.demoDays}"`);
   let config = context.config;
-  const [{ startEmulator }, { startDashboard }, { createMetrics }, { Runtime }, { enqueueWindows }, { upsertSchedule }] = await Promise.all([
+  const [{ startEmulator }, { startDashboard }, { createMetrics }, { Runtime }] = await Promise.all([
     import('../../emulator/index.js'),
     import('../../ops/dashboard-server.js'),
     import('../../ops/metrics.js'),
     import('../runtime.js'),
-    import('../../export/enqueue.js'),
-    import('../../queue/schedules.js'),
   ]);
   const demo = !config.api.key;
   const emulator = demo ? await startEmulator({ port: 0, host: '127.0.0.1' }) : undefined;
@@ -85,16 +84,7 @@ async function start(flags: StartFlags): Promise<void> {
     const { publishProcess } = await import('../../queue/installation-info.js');
     await publishProcess(runtime, 'start', { queues: flags.workers ? ALL_QUEUES : [], scheduler: flags.scheduler, builtInEmulator: demo });
     const exportQueue = runtime.queue(QUEUE_NAMES.export);
-    if (flags.scheduler) {
-      try {
-        await upsertSchedule(exportQueue, nightlySchedule(config.export.cron, config.export.timezone));
-      } catch (err) {
-        throw new ConfigError('MINTPIPE_SCHEDULE_CRON', `"${config.export.cron}" in ${config.export.timezone} is not a valid schedule: ${(err as Error).message}`);
-      }
-      process.stdout.write(
-        `nightly export: "${config.export.cron}" ${config.export.timezone} for ${config.export.projects.length ? config.export.projects.join(', ') : 'no projects (set MINTPIPE_PROJECTS)'}\n`,
-      );
-    }
+    if (flags.scheduler) await installNightly(exportQueue, config);
     if (flags.workers) {
       await runtime.startWorkers(ALL_QUEUES);
     }
@@ -111,25 +101,42 @@ async function start(flags: StartFlags): Promise<void> {
       runtime.onClose(() => dashboard.close());
       process.stdout.write(`dashboard: ${dashboard.url}   queues: ${dashboard.url}/queues   metrics: ${dashboard.url}/metrics\n`);
     }
-    if (demo && demoDays > 0) {
-      const today = dayInTimeZone(new Date(), 'UTC');
-      const days = planWindows(DEMO_PROJECT, addDays(today, -demoDays), today, 'day');
-      const datasets = projectDatasets(DEMO_PROJECT, config.export);
-      const windows = datasets.flatMap((dataset) => days.map((w) => ({ ...w, dataset, kind: 'manual' as const })));
-      const enqueued = await enqueueWindows(exportQueue, windows, { datasetOrder: config.export.datasets });
-      process.stdout.write(`exporting ${days.length} demo days of project ${DEMO_PROJECT} (${datasets.join(', ')}: ${enqueued.length} windows); try:\n`);
-      // Uniques are not additive: a day's uniques come from visitor_totals, never a sum over pages.
-      process.stdout.write(`  npx mintpipe query "SELECT date_from AS day, human, ai, total AS uniques FROM visitor_totals WHERE date_to = date_from + 1 ORDER BY day"\n`);
-      process.stdout.write(
-        `  npx mintpipe query "SELECT path, total AS uniques FROM visitors WHERE date_to = date_from + 1 AND date_from = (SELECT max(date_from) FROM visitor_totals WHERE date_to = date_from + 1) ORDER BY uniques DESC LIMIT 10"\n`,
-      );
-    }
+    if (demo && demoDays > 0) await exportDemoDays(exportQueue, config, demoDays);
     process.stdout.write('running (Ctrl-C to stop)\n');
   } catch (err) {
     await runtime.close();
     throw err;
   }
   await runUntilSignal(runtime, stopped);
+}
+
+/** Installs the nightly export schedule; a cron the scheduler refuses is a configuration error. */
+async function installNightly(exportQueue: Queue, config: MintpipeConfig): Promise<void> {
+  const { upsertSchedule } = await import('../../queue/schedules.js');
+  try {
+    await upsertSchedule(exportQueue, nightlySchedule(config.export.cron, config.export.timezone));
+  } catch (err) {
+    throw new ConfigError('MINTPIPE_SCHEDULE_CRON', `"${config.export.cron}" in ${config.export.timezone} is not a valid schedule: ${(err as Error).message}`);
+  }
+  process.stdout.write(
+    `nightly export: "${config.export.cron}" ${config.export.timezone} for ${config.export.projects.length ? config.export.projects.join(', ') : 'no projects (set MINTPIPE_PROJECTS)'}\n`,
+  );
+}
+
+/** Against the built-in emulator: exports the last `demoDays` days of the demo project, and says how to look. */
+async function exportDemoDays(exportQueue: Queue, config: MintpipeConfig, demoDays: number): Promise<void> {
+  const { enqueueWindows } = await import('../../export/enqueue.js');
+  const today = dayInTimeZone(new Date(), 'UTC');
+  const days = planWindows(DEMO_PROJECT, addDays(today, -demoDays), today, 'day');
+  const datasets = projectDatasets(DEMO_PROJECT, config.export);
+  const windows = datasets.flatMap((dataset) => days.map((w) => ({ ...w, dataset, kind: 'manual' as const })));
+  const enqueued = await enqueueWindows(exportQueue, windows, { datasetOrder: config.export.datasets });
+  process.stdout.write(`exporting ${days.length} demo days of project ${DEMO_PROJECT} (${datasets.join(', ')}: ${enqueued.length} windows); try:\n`);
+  // Uniques are not additive: a day's uniques come from visitor_totals, never a sum over pages.
+  process.stdout.write(`  npx mintpipe query "SELECT date_from AS day, human, ai, total AS uniques FROM visitor_totals WHERE date_to = date_from + 1 ORDER BY day"\n`);
+  process.stdout.write(
+    `  npx mintpipe query "SELECT path, total AS uniques FROM visitors WHERE date_to = date_from + 1 AND date_from = (SELECT max(date_from) FROM visitor_totals WHERE date_to = date_from + 1) ORDER BY uniques DESC LIMIT 10"\n`,
+  );
 }
 
 /** Where the rows and the queues live, without credentials. */

@@ -1,0 +1,75 @@
+/** Following a batch to its end from the CLI: workers, a progress display, and the final report. */
+import { MintpipeError } from '../errors.js';
+import type { BatchStatus } from '../prompts/index.js';
+import type { WaitOptions } from '../prompts/wait-for-batch.js';
+import { QUEUE_NAMES } from '../queue/queue-names.js';
+import { loadPromptsModules } from './prompts-modules.js';
+import type { Runtime } from './runtime.js';
+import { onStopSignal } from './stop-signals.js';
+
+/** Makes sure a worker serves the queue, then shows progress until the batch is final. */
+export async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
+  const { ProgressDisplay, progressLine, waitForBatch } = await loadPromptsModules();
+  const started = await runtime.ensureWorkers([QUEUE_NAMES.prompts]);
+  if (!started) process.stderr.write('using the running workers\n');
+  const watch = started ? undefined : await followWatch(runtime, batchId);
+  const display = new ProgressDisplay();
+  const label = `batch ${batchId}`;
+  const tty = process.stderr.isTTY === true && !process.env.CI;
+  let lastPlainAt = 0;
+  // Ctrl-C stops the following (and this process's workers), not the batch: say where it stands.
+  const off = onStopSignal(
+    () => {
+      display.stop();
+      process.stderr.write(
+        `stopped following batch ${batchId}; it is kept: \`mintpipe prompts status ${batchId}\` shows where it stands, and workers (\`mintpipe start\` or \`mintpipe worker\`) carry it on\n`,
+      );
+    },
+    { once: true },
+  );
+  try {
+    return await waitForBatch(runtime.redis, runtime.config.queuePrefix, batchId, {
+      watch,
+      onProgress: (status) => {
+        const done = status.done >= status.total;
+        // Plain lines (logs, CI) at most every 2 s; a bar redraws at every look.
+        if (!tty && !done && Date.now() - lastPlainAt < 2000) return;
+        lastPlainAt = Date.now();
+        display.update(label, { fraction: status.total ? status.done / status.total : 1, detail: progressLine(status), done });
+      },
+    });
+  } finally {
+    off();
+    display.stop();
+  }
+}
+
+/** Gives up following when no worker has served the prompts queue for the grace period. */
+async function followWatch(runtime: Runtime, batchId: string): Promise<WaitOptions['watch']> {
+  const { watchWorkers } = await import('../queue/worker-watch.js');
+  const graceMs = runtime.config.worker.followGraceMs;
+  const countWorkers = async () => {
+    const connected = await runtime.workersConnected(QUEUE_NAMES.prompts);
+    return connected === undefined ? undefined : Number(connected);
+  };
+  return {
+    workers: watchWorkers({ countWorkers, graceMs }),
+    unserved: (status) =>
+      new MintpipeError(
+        `no worker has served the prompts queue for ${Math.round(graceMs / 1000)}s: ${status.total - status.done - status.held} prompt(s) of batch ${batchId} left undone; resume with \`mintpipe prompts recover ${batchId} --wait\` (or start \`mintpipe worker\`)`,
+      ),
+  };
+}
+
+export async function report(status: BatchStatus, format: string, header: Record<string, unknown>): Promise<void> {
+  const { formatBatchReport } = await loadPromptsModules();
+  if (format === 'json') {
+    writeJson({ ...header, batchId: status.batchId, total: status.total, byStatus: status.byStatus, prompts: status.prompts });
+  } else {
+    process.stdout.write(`${formatBatchReport(status)}\n`);
+  }
+}
+
+export function writeJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
