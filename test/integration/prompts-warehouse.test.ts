@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptBatches } from '../../src/ops/prompt-batch-reads.js';
 import { directReader } from '../../src/ops/warehouse-reader.js';
-import { applyMigrations, insertPromptEvents, migrations, openWarehouse, promptOutcomes, runQuery, type Warehouse } from '../../src/warehouse/index.js';
+import { applyMigrations, insertPromptEvents, migrations, openWarehouse, promptOutcomes, type Warehouse } from '../../src/warehouse/index.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-chains-'));
 let wh: Warehouse;
@@ -48,7 +48,8 @@ describe('prompt outcomes of creates and chains', () => {
               VALUES ('b0', 'old', 'acme', 'job-1', 'completed', 2, 3, now64(3))`,
     });
     expect(await applyMigrations(old)).toContain(3);
-    const rows = (await runQuery(old, `SELECT prompt_id, job_id, status, kind, chain FROM ${db}.prompt_outcomes`)).rows;
+    // Through the client: the read-only session only reads the warehouse's own database.
+    const rows = await (await wh.client.query({ query: `SELECT prompt_id, job_id, status, kind, chain FROM ${db}.prompt_outcomes`, format: 'JSONEachRow' })).json();
     expect(rows).toEqual([{ prompt_id: 'old', job_id: 'job-1', status: 'completed', kind: 'message', chain: null }]);
     // Applying again changes nothing.
     expect(await applyMigrations(old)).toEqual([]);

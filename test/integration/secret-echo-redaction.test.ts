@@ -23,12 +23,18 @@ let upstream: ScriptedServer;
 let redis: TestRedis;
 let env: Record<string, string>;
 
-/** Every file under `dir`, as text (the AOF, the RDB). */
+/** Every file under `dir`, as text (the AOF, the RDB); a rewrite's temp file may vanish as it is read. */
 function filesUnder(dir: string): string {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .map((name) => join(dir, name))
-    .filter((path) => statSync(path).isFile())
-    .map((path) => readFileSync(path, 'latin1'))
+    .map((path) => {
+      try {
+        return statSync(path).isFile() ? readFileSync(path, 'latin1') : '';
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
+        throw err;
+      }
+    })
     .join('\n');
 }
 
