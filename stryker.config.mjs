@@ -1,5 +1,5 @@
 // StrykerJS (`npm run mutation`): mutates the modules that carry mintpipe's guarantees and whose
-// unit tests (test/unit/, vitest.mutation-unit.config.ts) reach them, so each mutant costs seconds.
+// unit tests (test/<area>/*.unit.test.ts, vitest.mutation-unit.config.ts) reach them, so each mutant costs seconds.
 // Not part of CI; see docs/development.md for the scores. One module:
 //   npm run mutation -- --mutate src/export/page-checks.ts
 // Modules only the integration tests reach: stryker.integration.config.mjs (`npm run mutation:integration`).

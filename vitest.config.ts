@@ -6,15 +6,15 @@ import { defineConfig } from 'vitest/config';
  * the prompt ledger, the read-only query gate, status and dashboard reads.
  */
 const SERVER_TESTS = [
-  'test/integration/warehouse-upgrade.test.ts',
-  'test/integration/warehouse-schema.test.ts',
-  'test/integration/export-datasets.test.ts',
-  'test/integration/export-crash.test.ts',
-  'test/integration/warehouse-prompts.test.ts',
-  'test/integration/prompts-redis-loss.test.ts',
-  'test/integration/warehouse-read-only-query.test.ts',
-  'test/integration/status-cli.test.ts',
-  'test/integration/dashboard-api.test.ts',
+  'test/warehouse/warehouse-upgrade.test.ts',
+  'test/warehouse/warehouse-schema.test.ts',
+  'test/export/export-datasets.test.ts',
+  'test/export/export-crash.test.ts',
+  'test/warehouse/warehouse-prompts.test.ts',
+  'test/prompts/prompts-redis-loss.test.ts',
+  'test/warehouse/warehouse-read-only-query.test.ts',
+  'test/ops/status-cli.test.ts',
+  'test/ops/dashboard-api.test.ts',
 ];
 
 export default defineConfig({

@@ -7,15 +7,15 @@ import { defineConfig, mergeConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 const SEES_NO_MUTANTS = [
-  'test/integration/cli-export.test.ts',
-  'test/integration/dashboard-browser.test.ts',
-  'test/integration/dashboard-command.test.ts',
-  'test/integration/dashboard-compose.test.ts',
-  'test/integration/export-crash.test.ts',
-  'test/integration/lifecycle.test.ts',
-  'test/integration/prompts-cli.test.ts',
-  'test/integration/prompts-crash.test.ts',
-  'test/integration/warehouse-lock.test.ts',
+  'test/cli/cli-export.test.ts',
+  'test/ops/dashboard-browser.test.ts',
+  'test/ops/dashboard-command.test.ts',
+  'test/ops/dashboard-compose.test.ts',
+  'test/export/export-crash.test.ts',
+  'test/cli/lifecycle.test.ts',
+  'test/prompts/prompts-cli.test.ts',
+  'test/prompts/prompts-crash.test.ts',
+  'test/warehouse/warehouse-lock.test.ts',
 ];
 
 const config = mergeConfig(

@@ -4,7 +4,7 @@
  * thread (`npm run bench`). A hand-written check of the usual shape accepts a body as it is; anything
  * it does not accept goes through zod, which decides and words the error. The check must accept only
  * what the schema accepts, and the schema must not transform what it accepts (so the body is its own
- * output): test/unit/quick-check.test.ts holds both to that.
+ * output): test/datasets/quick-check.unit.test.ts holds both to that.
  */
 import type { z } from 'zod';
 

@@ -1,7 +1,7 @@
 /**
  * Every state a prompt's record may take and every move between them, declared once. The store
  * refuses a move this table does not list before it reaches Redis, and the Lua scripts carry the
- * same table (`LUA_MOVES`), so a script refuses it too; test/integration/prompt-transitions.test.ts
+ * same table (`LUA_MOVES`), so a script refuses it too; test/prompts/prompt-transitions.test.ts
  * runs every script from every state against Redis and compares what it did with this table.
  *
  * A state is the record's status, except that an `ambiguous` prompt is open while its agent job

@@ -1,6 +1,6 @@
 // Regenerates test/support/sql-gate-asts.json: the embedded engine's one-line rendering and
 // `EXPLAIN AST` lines for each statement below, as src/warehouse/read-only-query.ts obtains them.
-// The unit tests of the SQL gate (test/unit/mutation-sql-gate.test.ts) judge these trees without
+// The unit tests of the SQL gate (test/warehouse/mutation-sql-gate.unit.test.ts) judge these trees without
 // starting the engine, so that StrykerJS can run them per mutant in milliseconds. Run after an
 // engine upgrade: node test/support/capture-sql-gate-asts.mjs
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

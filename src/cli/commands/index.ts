@@ -2,7 +2,7 @@
  * Every CLI command, one file each; each file exports `register(program)`. Registering loads every
  * file, so at their top they import only commander types and small modules: what an action needs
  * (context, config, queues, engine, servers) it imports in the action. `--help` and usage errors
- * then load commander alone (test/integration/cli-module-loading.test.ts).
+ * then load commander alone (test/cli/cli-module-loading.test.ts).
  */
 import type { Command } from 'commander';
 import { register as dashboardCommand } from './dashboard.js';

@@ -47,7 +47,7 @@ async function accepted(body: unknown): Promise<unknown> {
 
 // The export checks a visitors page against the visitors declaration (src/datasets/path-counts.ts):
 // the spec calls counts approximate, so a total outside max(human, ai)…human + ai or a half count is a
-// finding the row records (datasets-rows.test.ts), not a broken page.
+// finding the row records (datasets-rows.unit.test.ts), not a broken page.
 describe('visitors page validation', () => {
   it('accepts totals on and beyond both bounds of the invariant, non-whole counts and extra fields', async () => {
     const visitors = [row('/a', 3, 3, 3), row('/b', 3, 3, 6), row('/c', 7, 3, 5), row('/d', 1, 0.5, 1.5), { ...row('/e', 0, 0, 0), x: 1 }];

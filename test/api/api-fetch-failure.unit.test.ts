@@ -1,6 +1,6 @@
 /**
  * How a failed fetch becomes a NetworkError, from the shapes undici rejects with. The real path
- * (fetch against a closed loopback port) is in test/integration/api-client.test.ts; a name that
+ * (fetch against a closed loopback port) is in test/api/api-client.test.ts; a name that
  * does not resolve is tested here, so no test needs a DNS lookup.
  */
 import { describe, expect, it } from 'vitest';

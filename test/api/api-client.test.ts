@@ -178,7 +178,7 @@ describe('error classes', () => {
     expect(error).toMatchObject({ requestSent: false, code: 'ECONNREFUSED', reason: 'network' });
   });
 
-  // An unresolvable host (no DNS lookup in tests): test/unit/api-fetch-failure.test.ts.
+  // An unresolvable host (no DNS lookup in tests): test/api/api-fetch-failure.unit.test.ts.
 
   it('a reset before or after the request was read, or a body cut short, is NetworkError with requestSent true', async () => {
     server.script({ reset: 'before-body' }, { reset: 'after-body' }, { partial: 'reset' });
