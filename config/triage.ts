@@ -7,8 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { builtInRecipesDir } from '../src/triage/load-recipes.js';
-import { RECIPE_NAME } from '../src/triage/recipe.js';
+import { builtInRecipesDir, RECIPE_NAME } from './recipes.js';
 import { ConfigError } from './config-error.js';
 
 type Env = Record<string, string | undefined>;

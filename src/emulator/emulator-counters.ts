@@ -2,7 +2,7 @@
  * What the emulator saw, readable by tests at any time (the object is live). Per route: requests,
  * responses by status, resets; plus the figures tests assert on most, by name.
  */
-import { ANALYTICS_DATASETS } from './datasets/index.js';
+import { DATASET_NAMES } from '../datasets/dataset.js';
 import { FAULT_KINDS, ROUTE_NAMES, type FaultKind, type RouteName } from './faults.js';
 
 export interface RouteCounters {
@@ -64,7 +64,7 @@ export class EmulatorCounters {
   }
 
   private sumAnalytics(figure: (route: RouteCounters) => number): number {
-    return ANALYTICS_DATASETS.reduce((sum, dataset) => sum + figure(this.routes[dataset]), 0);
+    return DATASET_NAMES.reduce((sum, dataset) => sum + figure(this.routes[dataset]), 0);
   }
 
   countStatus(route: RouteName, status: number): void {

@@ -9,12 +9,11 @@
  * the request consumed rate-limit budget.
  */
 
-import type { AnalyticsDataset } from './analytics-dataset.js';
-import { ANALYTICS_DATASETS } from './datasets/index.js';
+import { DATASET_NAMES, type DatasetName as AnalyticsDataset } from '../datasets/dataset.js';
 
 /** The emulated operations: the analytics ones by dataset name, and the agent ones (`create` starts an agent job). */
 export type RouteName = AnalyticsDataset | 'message' | 'job' | 'create';
-export const ROUTE_NAMES: readonly RouteName[] = [...ANALYTICS_DATASETS, 'message', 'job', 'create'];
+export const ROUTE_NAMES: readonly RouteName[] = [...DATASET_NAMES, 'message', 'job', 'create'];
 
 export type FaultTiming = 'before' | 'after';
 

@@ -5,16 +5,12 @@
  * read is a RecipeError naming its file.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseRecipe, RECIPE_NAME, RecipeError, type Recipe } from './recipe.js';
+import { join } from 'node:path';
+import { builtInRecipesDir, RECIPE_NAME } from '../../config/recipes.js';
+import { parseRecipe, RecipeError, type Recipe } from './recipe.js';
 
-/** The built-in recipes: `recipes/` at the root of the checkout (from src/triage and from dist/cli). */
-export function builtInRecipesDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, '..', '..', 'recipes'), join(here, '..', 'recipes')];
-  return candidates.find((dir) => existsSync(join(dir, 'feedback-hotspots', 'query.sql'))) ?? candidates[0]!;
-}
+export { builtInRecipesDir } from '../../config/recipes.js';
+
 
 function names(dir: string): string[] {
   if (!existsSync(dir)) return [];

@@ -26,7 +26,7 @@ export class RecipeError extends UsageError {
   override name = 'RecipeError';
 }
 
-export const RECIPE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+export { RECIPE_NAME } from '../../config/recipes.js';
 
 /** Placeholders every template may use besides the query's columns. */
 export const BUILT_IN_PLACEHOLDERS = ['quotes', 'days', 'project_id', 'subject'] as const;

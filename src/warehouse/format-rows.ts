@@ -5,7 +5,7 @@
  * JSON and CSV are data and stay byte-exact, except that `csvSafe` defuses spreadsheet formulas.
  */
 import { inertLine } from '../inert-text.js';
-import type { QueryColumn, QueryResult } from './read-only-query.js';
+import type { QueryColumn, QueryResult } from './query-result.js';
 
 export type RowFormat = 'table' | 'json' | 'csv';
 

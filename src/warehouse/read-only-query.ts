@@ -16,18 +16,9 @@ import type { WarehouseEngine } from './warehouse-engine.js';
 /** What a query runs on: an open engine, or a warehouse (an open engine with the pipeline's client). */
 type QuerySource = Pick<WarehouseEngine, 'readOnlySession'>;
 
-export interface QueryColumn {
-  name: string;
-  /** ClickHouse type, e.g. `UInt64`, `Nullable(String)`. */
-  type: string;
-}
+import type { QueryResult } from './query-result.js';
 
-export interface QueryResult {
-  columns: QueryColumn[];
-  rows: Record<string, unknown>[];
-  /** Set when the result had more rows than `maxRows`: only the first `truncatedAt` are here. */
-  truncatedAt?: number;
-}
+export type { QueryColumn, QueryResult } from './query-result.js';
 
 export interface RunQueryOptions extends Partial<QueryLimits> {
   /** Aborting stops the query on the engine; the call then rejects with QueryCancelledError. */

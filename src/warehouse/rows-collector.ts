@@ -3,7 +3,7 @@
  * types, then one JSON array per row). For the table printer and the dashboard's reads, whose
  * results are bounded by their row cap; the machine formats never come through here.
  */
-import type { QueryColumn, QueryResult } from './read-only-query.js';
+import type { QueryColumn, QueryResult } from './query-result.js';
 
 const NEWLINE = 0x0a;
 
