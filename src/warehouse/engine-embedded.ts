@@ -11,7 +11,7 @@ import type { ClickHouseClient, ClickHouseClientConfigOptions } from '@clickhous
 import type { Session } from 'chdb';
 import { holdDirectory, waitForDirectory, type HeldDirectory } from './embedded-lock.js';
 import { limitSettings, type QueryLimits } from './query-limits.js';
-import { catalogSql, RENDER_SQL, toCatalog, type EngineRows, type ReadOnlySession } from './read-only-session.js';
+import { catalogSql, gateQuestions, type EngineRows, type ReadOnlySession, type SessionRows } from './read-only-session.js';
 import { ENGINE_FORMATS, OUTPUT_SETTINGS } from './result-format.js';
 import { RowCutter } from './row-cutter.js';
 import type { EngineOptions, WarehouseEngine } from './warehouse-engine.js';
@@ -124,21 +124,13 @@ async function openSession(location: string, database: string, limits: QueryLimi
     session.close();
     throw err;
   }
-  const rows = async (sql: string, params?: Record<string, string>): Promise<EngineRows> => {
+  const rows: SessionRows = async (sql, params) => {
     const result = params ? await session.queryBindAsync(sql, params, { format: 'JSONCompact' }) : await session.queryAsync(sql, { format: 'JSONCompact' });
     // A statement with no result (none here after the gate) prints nothing.
     return result.text().trim() === '' ? { data: [] } : result.json<EngineRows>();
   };
   return {
-    async render(sql) {
-      return String((await rows(RENDER_SQL, { sql })).data[0]?.[0] ?? '');
-    },
-    async explainAst(statement) {
-      return (await rows(`EXPLAIN AST ${statement}`)).data.map((row) => String(row[0]));
-    },
-    async catalog() {
-      return toCatalog(database, await rows(CATALOG_SQL, { db: database }), storedSqlFunctions(location));
-    },
+    ...gateQuestions(rows, database, CATALOG_SQL, () => storedSqlFunctions(location)),
     async *stream(statement, format) {
       // The engine streams only SELECTs; SHOW, DESCRIBE and EXPLAIN list the catalog or a plan, small
       // enough to come in one piece.

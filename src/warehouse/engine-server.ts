@@ -8,7 +8,7 @@ import type { ClickHouseClient, ClickHouseSettings, Row, StreamableDataFormat } 
 import { UsageError } from '../errors.js';
 import { WarehouseUnavailableError } from './errors.js';
 import { limitSettings, type QueryLimits } from './query-limits.js';
-import { catalogSql, RENDER_SQL, toCatalog, type EngineRows, type ReadOnlySession } from './read-only-session.js';
+import { catalogSql, gateQuestions, type EngineRows, type ReadOnlySession, type SessionRows } from './read-only-session.js';
 import { ENGINE_FORMATS, OUTPUT_SETTINGS } from './result-format.js';
 import type { EngineOptions, WarehouseEngine } from './warehouse-engine.js';
 
@@ -134,7 +134,7 @@ async function openSession(client: ClickHouseClient, database: string, limits: Q
   } as ClickHouseSettings;
   // exec, not query: query() appends `FORMAT …` to the SQL, which binds to the inner SELECT of an
   // EXPLAIN; the format comes from default_format instead, for the statement as a whole.
-  const rows = async (query: string, queryParams?: Record<string, string>): Promise<EngineRows> => {
+  const rows: SessionRows = async (query, queryParams) => {
     const result = await client.exec({ query, clickhouse_settings: { default_format: 'JSONCompact', ...gateSettings }, ...(queryParams ? { query_params: queryParams } : {}) });
     const chunks: Buffer[] = [];
     for await (const chunk of result.stream) chunks.push(chunk as Buffer);
@@ -142,15 +142,7 @@ async function openSession(client: ClickHouseClient, database: string, limits: Q
     return text.trim() === '' ? { data: [] } : (JSON.parse(text) as EngineRows);
   };
   return {
-    async render(sql) {
-      return String((await rows(RENDER_SQL, { sql })).data[0]?.[0] ?? '');
-    },
-    async explainAst(statement) {
-      return (await rows(`EXPLAIN AST ${statement}`)).data.map((row) => String(row[0]));
-    },
-    async catalog() {
-      return toCatalog(database, await rows(CATALOG_SQL, { db: database }));
-    },
+    ...gateQuestions(rows, database, CATALOG_SQL),
     async *stream(statement, format, signal) {
       const engineFormat = ENGINE_FORMATS[format] as StreamableDataFormat;
       const result = await client.exec({

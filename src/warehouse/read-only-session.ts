@@ -45,6 +45,33 @@ export const catalogSql = (userFunctions: string) => `SELECT
   (SELECT groupArray(name) FROM system.formats WHERE is_output) AS formats
 FROM (SELECT (groupArrayIf(name, database = {db:String}), groupArray(concat(database, '.', name))) AS tables FROM system.tables)`;
 
+/** Runs a query on a session's own connection, with bound parameters, and answers its rows. */
+export type SessionRows = (sql: string, params?: Record<string, string>) => Promise<EngineRows>;
+
+/**
+ * What the gate asks an engine before it runs anything (render, EXPLAIN AST, the catalog), asked
+ * the same way of both: only how a session reaches its rows, and which functions a user defined
+ * outside the engine's tables, differ.
+ */
+export function gateQuestions(
+  rows: SessionRows,
+  database: string,
+  catalogQuery: string,
+  moreUserFunctions: () => readonly string[] = () => [],
+): Pick<ReadOnlySession, 'render' | 'explainAst' | 'catalog'> {
+  return {
+    async render(sql) {
+      return String((await rows(RENDER_SQL, { sql })).data[0]?.[0] ?? '');
+    },
+    async explainAst(statement) {
+      return (await rows(`EXPLAIN AST ${statement}`)).data.map((row) => String(row[0]));
+    },
+    async catalog() {
+      return toCatalog(database, await rows(catalogQuery, { db: database }), moreUserFunctions());
+    },
+  };
+}
+
 export function toCatalog(database: string, rows: EngineRows, moreUserFunctions: readonly string[] = []): GateCatalog {
   const [own, all, tableFunctions, userFunctions, formats] = (rows.data[0] ?? []) as string[][];
   return {
