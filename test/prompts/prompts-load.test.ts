@@ -25,7 +25,8 @@ describe('a thousand prompts on one worker with concurrency 4', () => {
     let mostPolling = 0;
     const status = await waitForBatch(stack.runtime.redis, stack.config.queuePrefix, batch.batchId, {
       intervalMs: 100,
-      signal: AbortSignal.timeout(50_000),
+      // About 40 s on 2 quiet cores; a loaded machine takes longer, and speed is the benchmark's to judge.
+      signal: AbortSignal.timeout(150_000),
       onProgress: (s) => {
         mostPolling = Math.max(mostPolling, s.byStatus.polling);
       },
@@ -42,5 +43,5 @@ describe('a thousand prompts on one worker with concurrency 4', () => {
     const rows = await stack.outcomes(batch.batchId);
     expect(rows.filter((r) => r.finished_at !== null)).toHaveLength(1000);
     console.log(`1000 prompts in ${elapsedMs} ms; at most ${mostPolling} polling at once`);
-  });
+  }, 180_000);
 });
