@@ -51,9 +51,13 @@ export function defineScaleOutTests(where: string, redisUrl: () => Promise<strin
   const workers: RunningCli[] = [];
 
   beforeAll(async () => {
-    clickhouse = await startClickHouseHttp();
+    // The server, the upstream and the Redis start side by side (each is kept as soon as it is up,
+    // so afterAll stops it even when another fails to start).
+    let url = '';
+    const clickhouseUp = startClickHouseHttp().then((started) => (clickhouse = started));
+    const redisUp = redisUrl().then((started) => (url = started));
     // Small windows: a few pages each, so 105 windows stay quick while each still spans pages.
-    emulator = await startEmulator({
+    const emulatorUp = startEmulator({
       port: 0,
       latencyMs: 15,
       agentTimeMs: 100,
@@ -61,9 +65,10 @@ export function defineScaleOutTests(where: string, redisUrl: () => Promise<strin
       itemsFor: (dataset) => (dataset === 'feedback-by-page' ? 40 : 300),
       // The upstream's limit, and mintpipe's shared budget set to it: a 429 would be self-inflicted.
       analyticsRate: { limit: 60, windowMs: 1000 },
-    });
+    }).then((started) => (emulator = started));
+    await Promise.all([clickhouseUp, redisUp, emulatorUp]);
     env = testEnv({
-      REDIS_URL: await redisUrl(),
+      REDIS_URL: url,
       MINTLIFY_API_URL: emulator.url,
       CLICKHOUSE_URL: clickhouse.url,
       CLICKHOUSE_DATABASE: `scale_${randomBytes(3).toString('hex')}`,
