@@ -10,6 +10,7 @@ import { testEnv } from '../support/export-stack.js';
 import { alive, descendants } from '../support/processes.js';
 import { runCli, startCli } from '../support/run-cli.js';
 import { queueKeyPrefix } from '../../src/queue/queue-names.js';
+import { until } from '../support/wait.js';
 
 const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
 afterAll(() => redis.disconnect());
@@ -30,7 +31,7 @@ describe('mintpipe start lifecycle', () => {
       expect(health.status).toBe(200);
       // Let the demo windows run so the pipeline metrics have something to count.
       const queue = new Queue('export', { connection: redis, prefix: queueKeyPrefix(env.MINTPIPE_QUEUE_PREFIX!) });
-      for (let i = 0; i < 600 && ((await queue.getJobCounts('completed')).completed ?? 0) < 7; i++) await new Promise((r) => setTimeout(r, 100));
+      await until('7 completed export jobs', async () => (((await queue.getJobCounts('completed')).completed ?? 0) >= 7 ? true : undefined));
       const metrics = await (await fetch(`${url}/metrics`)).text();
       expect(metrics).toMatch(/mintpipe_rows_loaded_total\{project="demo-docs"\} \d+/);
       expect(metrics).toMatch(/bullmq|queue/i);
@@ -79,8 +80,7 @@ describe('mintpipe start lifecycle', () => {
       expect(await exited, `signal ${child.signalCode}; stderr: ${output().stderr}`).toBe(0);
       expect(output().stderr).toContain('"event":"shutdown","signal":"SIGHUP"');
       expect(output().stderr).toContain('"event":"stopped","signal":"SIGHUP"');
-      for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(alive(pid)).toBe(false);
+      await until(`the private redis-server (pid ${pid}) to stop`, async () => (alive(pid) ? undefined : true));
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       // When the test fails, the server it checks is not left running.
@@ -100,16 +100,14 @@ describe('mintpipe start lifecycle', () => {
     terminal.stdout.on('data', (d: Buffer) => (printed += d.toString()));
     const pids: number[] = [];
     try {
-      for (let i = 0; i < 600 && !printed.includes('running (Ctrl-C to stop)'); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(printed).toContain('running (Ctrl-C to stop)');
+      await until('"running (Ctrl-C to stop)" on the terminal', async () => (printed.includes('running (Ctrl-C to stop)') ? true : undefined));
       // The node process itself (a shell between `script` and it names the bin in its cmdline too).
       const mintpipe = descendants(terminal.pid!).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1] === 'bin/mintpipe.js');
       expect(mintpipe).toBeDefined();
       const redisPid = (JSON.parse(readFileSync(join(env.MINTPIPE_DATA_DIR!, 'redis', 'server.json'), 'utf8')) as { pid: number }).pid;
       pids.push(mintpipe!, redisPid);
       terminal.kill('SIGKILL');
-      for (let i = 0; i < 100 && (alive(mintpipe!) || alive(redisPid)); i++) await new Promise((r) => setTimeout(r, 100));
-      expect([alive(mintpipe!), alive(redisPid)]).toEqual([false, false]);
+      await until(`mintpipe (pid ${mintpipe}) and its redis-server (pid ${redisPid}) to stop`, async () => (alive(mintpipe!) || alive(redisPid) ? undefined : true));
     } finally {
       if (terminal.exitCode === null) terminal.kill('SIGKILL');
       for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
@@ -151,7 +149,7 @@ describe('mintpipe start lifecycle', () => {
     const { child, output, exited } = await startCli(['worker', '--queues', 'export'], env, (printed) => printed.stderr.includes('mintpipe worker: export'));
     try {
       const [enqueued] = await enqueueWindows(queue, [{ dataset: 'visitors', projectId: 'stuck-docs', dateFrom: '2026-10-01', dateTo: '2026-10-02', kind: 'manual' }]);
-      while (sockets.length === 0) await new Promise((r) => setTimeout(r, 50));
+      await until('the window job to reach the silent upstream', async () => (sockets.length > 0 ? true : undefined));
       child.kill('SIGTERM');
       // 0: its workers let go of the job (1 would mean they could not, 143 a second signal).
       expect(await exited, `signal ${child.signalCode}; stderr: ${output().stderr}`).toBe(0);

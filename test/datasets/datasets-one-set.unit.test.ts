@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DATASET_NAMES, DATASETS, type Dataset } from '../../src/datasets/index.js';
-import { EMULATOR_DATASETS } from '../../src/emulator/index.js';
+import { EMULATOR_DATASETS } from '../../src/emulator/datasets/index.js';
 import { analyticsSpec } from '../support/analytics-spec.js';
 
 /** Mintlify's published analytics OpenAPI, kept as fetched (mintlify/docs, analytics.openapi.json). */

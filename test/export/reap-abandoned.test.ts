@@ -4,6 +4,7 @@ import { QUEUE_NAMES } from '../../src/queue/queues.js';
 import { insertRowBatch } from '../../src/warehouse/dataset-rows.js';
 import { latestResumableRun, pruneSuperseded, recordRunEvent, selectRows, storedRows } from '../../src/warehouse/index.js';
 import { openExportStack, type ExportStack } from '../support/export-stack.js';
+import { until } from '../support/wait.js';
 
 let stack: ExportStack;
 beforeAll(async () => {
@@ -92,8 +93,7 @@ describe('runs left running with no live job', () => {
     await leftRunning('visitors_orphan_c', 'reap-nightly', new Date(Date.now() - HOUR_MS), 1);
     const queue = stack.runtime.queue(QUEUE_NAMES.export);
     const job = await queue.add('plan-nightly', { runAt: '2026-09-10T02:00:00Z' }, { jobId: 'plan-reap-test' });
-    for (let i = 0; i < 400 && !(await job.isCompleted()); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(await job.isCompleted()).toBe(true);
+    await until('the nightly plan job to complete', async () => ((await job.isCompleted()) ? true : undefined));
     expect((await status('visitors_orphan_c'))!.status).toBe('abandoned');
   });
 });

@@ -61,6 +61,16 @@ async function openPage(url: string): Promise<Page> {
   return page;
 }
 
+/**
+ * One page of the seeded dashboard, shared by the cases that only read it and hover its charts
+ * (each hover shows that chart's own tooltip); opening it is most of such a case's time.
+ */
+let seededPage: Page | undefined;
+async function seededDashboard(): Promise<Page> {
+  seededPage ??= await openPage(dashboard.url);
+  return seededPage;
+}
+
 describe.skipIf(SKIP)(TITLE, () => {
   beforeAll(async () => {
     if (CHROMIUM.path === undefined) throw new Error(`CI=true needs a browser for this test: ${CHROMIUM.reason}`);
@@ -88,6 +98,7 @@ describe.skipIf(SKIP)(TITLE, () => {
   });
 
   afterAll(async () => {
+    await seededPage?.close();
     await browser?.close();
     await published?.stop();
     await tokenDashboard?.close();
@@ -99,7 +110,7 @@ describe.skipIf(SKIP)(TITLE, () => {
   });
 
   it('draws a bar and human and AI points for every exported day, and marks the gaps', async () => {
-    const page = await openPage(dashboard.url);
+    const page = await seededDashboard();
     await page.waitForSelector('#chart svg .bar-total');
     expect(await page.locator('#chart svg .bar-total').count()).toBe(seed.days.length);
     expect(await page.locator('#chart svg .point-human').count()).toBe(seed.days.length);
@@ -119,11 +130,10 @@ describe.skipIf(SKIP)(TITLE, () => {
 
     expect(await page.locator('#tiles .tile').count()).toBeGreaterThanOrEqual(3);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true });
-    await page.close();
   });
 
   it('draws assistant conversations per day stacked answered over unanswered, with gaps', async () => {
-    const page = await openPage(dashboard.url);
+    const page = await seededDashboard();
     await page.waitForSelector('#assistant-chart svg .bar-answered');
     const days = [...datasetSeed.assistant.keys()];
     expect(await page.locator('#assistant-chart svg .bar-answered').count()).toBe(days.length);
@@ -146,11 +156,10 @@ describe.skipIf(SKIP)(TITLE, () => {
     await page.locator('#assistant-chart svg .hit').nth(29).hover();
     await expect.poll(() => page.locator('#tooltip').isVisible()).toBe(true);
     expect(await page.locator('#tooltip').innerText()).toMatch(/Unanswered[\s\S]*Answered/);
-    await page.close();
   });
 
   it('draws feedback per day stacked helpful over not helpful, unrated in the tooltip', async () => {
-    const page = await openPage(dashboard.url);
+    const page = await seededDashboard();
     await page.waitForSelector('#feedback-chart svg .bar-helpful');
     const days = [...datasetSeed.feedback.keys()];
     expect(await page.locator('#feedback-chart svg .bar-helpful').count()).toBe(days.length);
@@ -165,11 +174,10 @@ describe.skipIf(SKIP)(TITLE, () => {
     const yesterday = datasetSeed.feedback.get(days.at(-1)!)!;
     expect(await page.locator('#tooltip').innerText()).toMatch(new RegExp(`Not helpful\\s+${yesterday.notHelpful}[\\s\\S]*Helpful\\s+${yesterday.helpful}[\\s\\S]*Unrated\\s+${yesterday.unrated}`));
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-datasets.png'), fullPage: true });
-    await page.close();
   });
 
   it('lists every dataset with its last complete window, lag, rows, failed windows and findings', async () => {
-    const page = await openPage(dashboard.url);
+    const page = await seededDashboard();
     await page.waitForSelector('#freshness tbody tr');
     const feedback = page.locator('#freshness tbody tr[data-dataset="feedback"]');
     const cells = await feedback.locator('td').allInnerTexts();
@@ -182,7 +190,6 @@ describe.skipIf(SKIP)(TITLE, () => {
     expect(await page.locator('#freshness tbody tr[data-dataset="visitors"] td').nth(5).innerText()).toBe('none');
     // Enabled (by the worker's settings) and never exported.
     expect(await page.locator('#freshness tbody tr[data-dataset="searches"] td').nth(1).innerText()).toBe('none yet');
-    await page.close();
   });
 
   it("shows the running worker and the budget it uses, not the dashboard's own", async () => {

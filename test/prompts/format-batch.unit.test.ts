@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatBatchReport, type BatchStatus, type PromptSummary } from '../../src/prompts/index.js';
+import type { BatchStatus, PromptSummary } from '../../src/prompts/batch-status.js';
+import { formatBatchReport } from '../../src/prompts/format-batch.js';
 import { PROMPT_STATUSES } from '../../src/prompts/prompt-status.js';
 
 function prompt(over: Partial<PromptSummary>): PromptSummary {

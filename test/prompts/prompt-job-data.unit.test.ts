@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batchIdFor, promptIdFor } from '../../src/prompts/index.js';
+import { batchIdFor, promptIdFor } from '../../src/prompts/prompt-ids.js';
 import { InvalidJobDataError, parsePromptQueueJob } from '../../src/prompts/prompt-job-data.js';
 
 const prompt = { projectId: 'acme', jobId: 'job-1', prompt: 'Fix the broken link' };

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { batchIdFor, parsePromptText, planChains, PollPace, promptIdFor } from '../../src/prompts/index.js';
+import { planChains } from '../../src/prompts/plan-chains.js';
+import { batchIdFor, promptIdFor } from '../../src/prompts/prompt-ids.js';
+import { PollPace } from '../../src/prompts/poll-pace.js';
+import { parsePromptText } from '../../src/prompts/read-prompt-file.js';
 
 const limits = { maxPromptBytes: 1000 };
 const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { promptIdentities, type PromptInput } from '../../src/prompts/index.js';
+import type { PromptInput } from '../../src/prompts/prompt-input.js';
+import { promptIdentities } from '../../src/prompts/prompt-identity.js';
 
 const rows: PromptInput[] = [
   { projectId: 'p', jobId: 'job-1', prompt: 'update the quickstart' },

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { batchIdFor, detectFormat, parsePromptText, promptIdFor, readPromptFile } from '../../src/prompts/index.js';
+import { batchIdFor, promptIdFor } from '../../src/prompts/prompt-ids.js';
+import { detectFormat, parsePromptText, readPromptFile } from '../../src/prompts/read-prompt-file.js';
 
 const limits = { maxPromptBytes: 64 };
 

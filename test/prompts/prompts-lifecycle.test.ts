@@ -63,9 +63,13 @@ describe('a prompt whose send was interrupted', () => {
     let outcome: StepOutcome = await runPromptStep(later, { batchId: batch.batchId, promptId, attempt: 0 });
     expect(outcome.kind).toBe('wait');
     expect((await stack.store.read(promptId))!.status).toBe('ambiguous');
+    // Each next run comes when the step asked to be run again: the job's clock moves on by that
+    // delay instead of the test sleeping it out (the agent job, never messaged, does not change).
+    let clock = Date.now();
+    const polling = { ...ctx, now: () => clock };
     for (let steps = 0; outcome.kind === 'wait' && steps < 50; steps++) {
-      await new Promise((r) => setTimeout(r, outcome.kind === 'wait' ? outcome.delayMs : 0));
-      outcome = await runPromptStep(ctx, { batchId: batch.batchId, promptId, attempt: 0 });
+      clock += outcome.kind === 'wait' ? outcome.delayMs : 0;
+      outcome = await runPromptStep(polling, { batchId: batch.batchId, promptId, attempt: 0 });
     }
     expect(outcome).toEqual({ kind: 'finished', status: 'ambiguous' });
     const record = (await stack.store.read(promptId))!;

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { processStartTicks } from '../../src/process-identity.js';
 import { openWarehouse, WarehouseLockedError } from '../../src/warehouse/index.js';
 import { runCli, startCli, type RunningCli } from '../support/run-cli.js';
+import { until } from '../support/wait.js';
 
 const children: ChildProcess[] = [];
 const running: RunningCli[] = [];
@@ -65,9 +66,11 @@ describe('one process per embedded warehouse', () => {
     expect(worker.output().stderr).toContain(`in use by pid ${holder.pid}`);
     expect(worker.child.exitCode).toBeNull();
     holder.stdin!.end();
-    const deadline = Date.now() + 120_000;
-    while (!workerUp(worker.output()) && Date.now() < deadline && worker.child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
-    expect(workerUp(worker.output())).toBe(true);
+    await until('the worker to start once the holder let go', async () => {
+      if (workerUp(worker.output())) return true;
+      if (worker.child.exitCode !== null) throw new Error(`the worker exited (${worker.child.exitCode}) instead: ${worker.output().stderr}`);
+      return undefined;
+    }, 120_000, 100);
   });
 
   it('a one-shot command does not take the warehouse from a worker that is starting up', async () => {

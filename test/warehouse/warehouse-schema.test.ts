@@ -14,6 +14,7 @@ import {
 } from '../../src/warehouse/index.js';
 import { PARTS_CLEANUP_SETTINGS } from '../../src/warehouse/migration-004-parts-cleanup.js';
 import { engineName, itEmbeddedOnly, warehouseOptions } from '../support/engine.js';
+import { until } from '../support/wait.js';
 
 // One embedded data directory per test file: the engine binds a process to one directory.
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-schema-'));
@@ -95,9 +96,7 @@ describe('warehouse schema', () => {
     expect(await outdated()).toBe(5);
     // Due 3 s after the table started; the engine's default (30 s and up to 10 more) would leave
     // them for the whole wait.
-    const deadline = Date.now() + 10_000;
-    while ((await outdated()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await outdated()).toBe(0);
+    await until('the outdated rows merged away within 10 s', async () => ((await outdated()) === 0 ? true : undefined), 10_000, 200);
     const [count] = await selectRows<{ n: number | string }>(wh, `SELECT count() AS n FROM ${table}`);
     expect(Number(count?.n)).toBe(5);
   });
