@@ -99,3 +99,96 @@ describe('feedback by page', () => {
     }
   });
 });
+
+describe('assistant threads', () => {
+  const message = { id: 'm1', role: 'user', content: 'hi', createdAt: '2026-11-01T10:00:00Z' };
+
+  it('turns a thread into one row per message, each carrying the thread id, unknown fields kept', () => {
+    const { page, rows } = read('assistant-threads', { threadId: 't1', createdAt: '2026-11-01T09:00:00Z', messages: [{ ...message, tokens: 3 }, { ...message, id: 'm2', role: 'assistant' }] });
+    expect(page.hasMore).toBe(false);
+    expect(rows).toEqual([
+      { thread_id: 't1', message_id: 'm1', role: 'user', content: 'hi', created_at: '2026-11-01 10:00:00.000', extra: '{"tokens":3}' },
+      { thread_id: 't1', message_id: 'm2', role: 'assistant', content: 'hi', created_at: '2026-11-01 10:00:00.000', extra: '' },
+    ]);
+  });
+
+  it('names a message whose time cannot be read', () => {
+    const { findings } = read('assistant-threads', { threadId: 't1', createdAt: 'x', messages: [{ ...message, createdAt: 'soon' }] });
+    expect(findings).toEqual([expect.stringMatching(/^\S+ message m1 createdAt: /)]);
+  });
+
+  it('refuses a thread or a message without a field it needs, or with a role other than user or assistant', () => {
+    expect(refuses('assistant-threads', { createdAt: 'x', messages: [] })).toBe(true);
+    expect(refuses('assistant-threads', { threadId: 't', messages: [] })).toBe(true);
+    expect(refuses('assistant-threads', { threadId: 't', createdAt: 'x' })).toBe(true);
+    for (const field of Object.keys(message)) {
+      const { [field]: _, ...rest } = message as Record<string, unknown>;
+      expect(refuses('assistant-threads', { threadId: 't', createdAt: 'x', messages: [rest] })).toBe(true);
+    }
+    expect(refuses('assistant-threads', { threadId: 't', createdAt: 'x', messages: [{ ...message, role: 'system' }] })).toBe(true);
+  });
+
+  it('fans out from the assistant conversations of the run: one request per conversation (or its id), at its own path', () => {
+    const pagination = getDataset('assistant-threads').pagination;
+    expect(pagination.kind).toBe('fanout');
+    if (pagination.kind !== 'fanout') return;
+    expect(pagination.source).toBe('assistant');
+    expect(pagination.endpointFor('c 1')).toBe('assistant/threads/c 1');
+    expect(pagination.idsSql('db.rows').replace(/\s+/g, ' ')).toBe(
+      "SELECT DISTINCT if(JSONExtractString(extra, 'conversationId') != '', JSONExtractString(extra, 'conversationId'), id) AS id FROM db.rows WHERE run_id = {runId:String} ORDER BY id",
+    );
+  });
+});
+
+describe('assistant conversations', () => {
+  const turn = {
+    id: 'c1',
+    timestamp: '2026-11-01T10:00:00Z',
+    query: 'how?',
+    response: 'so',
+    responseType: 'clarifying_question',
+    sources: [{ title: 'T', url: 'https://u', score: 1 }],
+    resolutionStatus: 'answered',
+    queryCategory: null,
+    pageUrl: '/p',
+  };
+
+  it('maps a turn as served (sources reduced to title and url), unknown fields kept, and reads the cursor', () => {
+    const { page, rows } = read('assistant', { conversations: [{ ...turn, conversationId: 'x' }], nextCursor: 'n', hasMore: true });
+    expect(page).toMatchObject({ hasMore: true, nextCursor: 'n' });
+    expect(rows).toEqual([
+      {
+        id: 'c1',
+        timestamp: '2026-11-01 10:00:00.000',
+        query: 'how?',
+        response: 'so',
+        response_type: 'clarifying_question',
+        resolution_status: 'answered',
+        query_category: null,
+        page_url: '/p',
+        sources: [{ title: 'T', url: 'https://u' }],
+        extra: '{"conversationId":"x"}',
+      },
+    ]);
+    expect(read('assistant', { conversations: [], nextCursor: null, hasMore: false }).page).toMatchObject({ hasMore: false, nextCursor: null });
+  });
+
+  it('names a turn whose time cannot be read', () => {
+    const { findings } = read('assistant', { conversations: [{ ...turn, timestamp: 'soon' }], nextCursor: null, hasMore: false });
+    expect(findings).toEqual([expect.stringMatching(/^\S+ conversation c1 timestamp: /)]);
+  });
+
+  it('refuses a page or a turn without a field it needs, or with a value outside its enum', () => {
+    expect(refuses('assistant', { conversations: [], hasMore: false })).toBe(true);
+    expect(refuses('assistant', { conversations: [], nextCursor: null })).toBe(true);
+    for (const field of Object.keys(turn).filter((f) => f !== 'responseType')) {
+      const { [field]: _, ...rest } = turn as Record<string, unknown>;
+      expect(refuses('assistant', { conversations: [rest], nextCursor: null, hasMore: false })).toBe(true);
+    }
+    expect(refuses('assistant', { conversations: [{ ...turn, responseType: 'other' }], nextCursor: null, hasMore: false })).toBe(true);
+    expect(refuses('assistant', { conversations: [{ ...turn, resolutionStatus: 'other' }], nextCursor: null, hasMore: false })).toBe(true);
+    expect(refuses('assistant', { conversations: [{ ...turn, sources: [{ title: 'T' }] }], nextCursor: null, hasMore: false })).toBe(true);
+    expect(refuses('assistant', { conversations: [{ ...turn, sources: [{ url: 'u' }] }], nextCursor: null, hasMore: false })).toBe(true);
+    expect(refuses('assistant', { conversations: [{ ...turn, responseType: 'answer', resolutionStatus: 'unanswered' }], nextCursor: null, hasMore: false })).toBe(false);
+  });
+});
