@@ -192,3 +192,45 @@ describe('assistant conversations', () => {
     expect(refuses('assistant', { conversations: [{ ...turn, responseType: 'answer', resolutionStatus: 'unanswered' }], nextCursor: null, hasMore: false })).toBe(false);
   });
 });
+
+describe('visitors and views pages', () => {
+  it('round the totals under their names, name a fractional ai count by its path, and round a fractional total of whole counts', () => {
+    for (const name of ['visitors', 'views'] as const) {
+      const { page, rows, findings } = read(name, {
+        totals: { human: 1.5, ai: 2.5, total: 3.5 },
+        [name]: [
+          { path: '/a', human: 1, ai: 0.5, total: 1.5 },
+          { path: '/b', human: 1, ai: 1, total: 1.5 },
+          { path: '/c', human: 2, ai: 1, total: 2 },
+          { path: '/d', human: 0.5, ai: 0.5, total: 1 },
+          { path: '/e', human: 1, ai: 0.5, total: 1 },
+        ],
+        hasMore: false,
+      });
+      expect(page.totals).toEqual({ human: 2, ai: 3, total: 4 });
+      expect(rows.map((r) => [r.path, r.human, r.ai, r.total])).toEqual([
+        ['/a', 1, 1, 2],
+        ['/b', 1, 1, 2],
+        ['/c', 2, 1, 2],
+        ['/d', 1, 1, 1],
+        ['/e', 1, 1, 1],
+      ]);
+      expect(findings).toEqual([
+        'fractional_count totals human: 1.5 stored as 2',
+        'fractional_count totals ai: 2.5 stored as 3',
+        'fractional_count totals total: 3.5 stored as 4',
+        'fractional_count path "/a" ai: 0.5 stored as 1',
+        'fractional_count path "/a" total: 1.5 stored as 2',
+        'fractional_count path "/b" total: 1.5 stored as 2',
+        'fractional_count path "/d" human: 0.5 stored as 1',
+        'fractional_count path "/d" ai: 0.5 stored as 1',
+        'fractional_count path "/e" ai: 0.5 stored as 1',
+      ]);
+    }
+  });
+
+  it('find a total out of bounds in the totals, named as such', () => {
+    const { findings } = read('views', { totals: { human: 5, ai: 3, total: 9 }, views: [], hasMore: true });
+    expect(findings).toEqual(['total_out_of_bounds totals: total 9 outside [max(human, ai) = 5, human + ai = 8]']);
+  });
+});
