@@ -9,12 +9,17 @@ export default {
   mutate: [
     'src/export/page-checks.ts', // page checks: duplicates, totals, short and long pages
     'src/export/pager.ts', // offsets advance by the rows received
-    'src/datasets/row-context.ts', // row mapping: findings instead of silent loss
-    'src/datasets/findings.ts', // data-quality findings
+    'src/datasets/*.ts', // declarations, row mapping (findings instead of silent loss), quick checks
     'src/export/plan-cost.ts', // the request cost a plan announces
     'src/secrets/*.ts', // redaction of the configured key
     'src/warehouse/sql-gate-policy.ts', // SQL gate: allowlists
     'src/warehouse/sql-gate.ts', // SQL gate: the decision
+    'src/prompts/poll-pace.ts', // when to poll an agent job again
+    'src/prompts/prompt-transitions.ts', // the one table of prompt states and moves
+    'src/prompts/plan-chains.ts', // chains: which rows wait for which
+    'src/prompts/prompt-timing.ts', // the plain backoff
+    'src/export/enqueue.ts', // window jobs: run ids and priorities (the adding itself needs Redis)
+    'src/export/nightly-plan.ts', // which windows a night exports
   ],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation-unit.config.ts', related: true },
