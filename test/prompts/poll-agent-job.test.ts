@@ -8,12 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentJobPatch } from '../../src/emulator/index.js';
 import { pollStep } from '../../src/prompts/poll-agent-job.js';
-import { createPromptContext, type PromptContext } from '../../src/prompts/prompt-context.js';
+import type { PromptContext } from '../../src/prompts/prompt-context.js';
 import type { PromptRecord } from '../../src/prompts/prompt-record.js';
 import { sendStep } from '../../src/prompts/send-prompt.js';
 import { StepScope } from '../../src/prompts/step-scope.js';
-import { QUEUE_NAMES } from '../../src/queue/queues.js';
-import { openPromptStack, type PromptStack } from '../support/prompts-stack.js';
+import { openPromptStack, promptContextOf, type PromptStack } from '../support/prompts-stack.js';
 
 let stack: PromptStack;
 let ctx: PromptContext;
@@ -21,8 +20,7 @@ let ctx: PromptContext;
 beforeAll(async () => {
   // Runs last a minute: a job stays as a test set it.
   stack = await openPromptStack({ workers: false, emulator: { agentTimeMs: 60_000 } });
-  const { runtime } = stack;
-  ctx = createPromptContext({ client: runtime.client(), warehouse: stack.warehouse, redis: runtime.redis, queue: runtime.queue(QUEUE_NAMES.prompts), config: stack.config, logger: runtime.logger });
+  ctx = promptContextOf(stack);
 });
 
 afterAll(async () => {

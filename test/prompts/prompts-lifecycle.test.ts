@@ -1,10 +1,10 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { batchJobId, createPromptContext, promptJobId, runPromptStep, startBatch, type StepOutcome } from '../../src/prompts/index.js';
+import { batchJobId, promptJobId, runPromptStep, startBatch, type StepOutcome } from '../../src/prompts/index.js';
 import { sendInThisRun } from '../../src/prompts/prompt-step.js';
 import { queueKeyPrefix, QUEUE_NAMES } from '../../src/queue/queues.js';
-import { openPromptStack, promptsOver, type PromptStack } from '../support/prompts-stack.js';
+import { openPromptStack, promptContextOf, promptsOver, type PromptStack } from '../support/prompts-stack.js';
 import { until } from '../support/wait.js';
 
 const stacks: PromptStack[] = [];
@@ -17,14 +17,7 @@ const JOBS_SEND = { sendFirst: 0 };
 
 /** The context a prompt job runs with, on the stack's real parts, for running steps by hand. */
 function contextOf(stack: PromptStack) {
-  return createPromptContext({
-    client: stack.runtime.client(),
-    warehouse: stack.warehouse,
-    redis: stack.runtime.redis,
-    queue: stack.runtime.queue(QUEUE_NAMES.prompts),
-    config: stack.config,
-    logger: createLogger({ level: 'silent', pretty: false }),
-  });
+  return promptContextOf(stack, createLogger({ level: 'silent', pretty: false }));
 }
 
 async function open(...args: Parameters<typeof openPromptStack>): Promise<PromptStack> {

@@ -5,20 +5,18 @@
  * forced — and is never enqueued to be sent again; a chain stopped in the ledger stops here too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPromptContext, type PromptContext } from '../../src/prompts/prompt-context.js';
+import type { PromptContext } from '../../src/prompts/prompt-context.js';
 import type { PromptInput } from '../../src/prompts/prompt-input.js';
 import type { PromptRecord } from '../../src/prompts/prompt-record.js';
 import { reconcileWithLedger } from '../../src/prompts/reconcile-ledger.js';
-import { QUEUE_NAMES } from '../../src/queue/queues.js';
-import { openPromptStack, type PromptStack } from '../support/prompts-stack.js';
+import { openPromptStack, promptContextOf, type PromptStack } from '../support/prompts-stack.js';
 
 let stack: PromptStack;
 let ctx: PromptContext;
 
 beforeAll(async () => {
   stack = await openPromptStack({ workers: false });
-  const { runtime } = stack;
-  ctx = createPromptContext({ client: runtime.client(), warehouse: stack.warehouse, redis: runtime.redis, queue: runtime.queue(QUEUE_NAMES.prompts), config: stack.config, logger: runtime.logger });
+  ctx = promptContextOf(stack);
 });
 
 afterAll(async () => {

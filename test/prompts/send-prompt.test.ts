@@ -6,12 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Fault } from '../../src/emulator/faults.js';
-import { createPromptContext, type PromptContext } from '../../src/prompts/prompt-context.js';
+import type { PromptContext } from '../../src/prompts/prompt-context.js';
 import type { PromptRecord } from '../../src/prompts/prompt-record.js';
 import { sendStep } from '../../src/prompts/send-prompt.js';
 import { StepScope } from '../../src/prompts/step-scope.js';
-import { QUEUE_NAMES } from '../../src/queue/queues.js';
-import { openPromptStack, type PromptStack } from '../support/prompts-stack.js';
+import { openPromptStack, promptContextOf, type PromptStack } from '../support/prompts-stack.js';
 import { until } from '../support/wait.js';
 
 let stack: PromptStack;
@@ -20,8 +19,7 @@ let ctx: PromptContext;
 beforeAll(async () => {
   // Runs last a minute: a job set active stays active while a test looks at it.
   stack = await openPromptStack({ workers: false, emulator: { agentTimeMs: 60_000 } });
-  const { runtime } = stack;
-  ctx = createPromptContext({ client: runtime.client(), warehouse: stack.warehouse, redis: runtime.redis, queue: runtime.queue(QUEUE_NAMES.prompts), config: stack.config, logger: runtime.logger });
+  ctx = promptContextOf(stack);
 });
 
 afterAll(async () => {
