@@ -87,6 +87,28 @@ export async function addRecoverJob(queue: Queue, batchId: string, nowMs = Date.
 }
 
 /**
+ * Removes the finished (completed or failed) jobs of these prompts, so that adding them again
+ * runs them. Only a prompt made again in Redis has such a job while it is open: after Redis lost
+ * a batch, a worker that reconnected can add a job for a prompt not yet rebuilt (a command queued
+ * while Redis was down), which then completes as "prompt not found" and would make every later add
+ * of its id a no-op, leaving the rebuilt prompt without a job.
+ */
+export async function clearFinishedPromptJobs(queue: Queue, records: ReadonlyArray<Pick<PromptRecord, 'promptId' | 'attempt'>>): Promise<number> {
+  let cleared = 0;
+  for (let start = 0; start < records.length; start += 100) {
+    const found = await Promise.all(records.slice(start, start + 100).map((r) => queue.getJob(promptJobId(r.promptId, r.attempt))));
+    for (const job of found) {
+      const state = job ? await job.getState() : undefined;
+      if (job && (state === 'completed' || state === 'failed')) {
+        await job.remove();
+        cleared++;
+      }
+    }
+  }
+  return cleared;
+}
+
+/**
  * Moves a delayed prompt job (as `addPromptJobs` returned it) to run after `delayMs` (0: now); a
  * no-op when it is not delayed any more (BullMQ's changeDelay refuses a job not in the delayed set).
  */

@@ -32,6 +32,8 @@ export interface ReconcileResult {
   records: PromptRecord[];
   /** Prompts that took a state from the ledger. */
   adopted: number;
+  /** The ledger already had rows of this batch: it was started before, and Redis has made it again. */
+  startedBefore: boolean;
 }
 
 /** A prompt that never moved in Redis: the ledger may know more. */
@@ -41,7 +43,7 @@ function isUntouched(r: PromptRecord): boolean {
 
 export async function reconcileWithLedger(ctx: PromptContext, meta: Pick<BatchMeta, 'batchId' | 'forced'>, records: readonly PromptRecord[]): Promise<ReconcileResult> {
   const untouched = records.filter(isUntouched);
-  if (untouched.length === 0) return { records: [...records], adopted: 0 };
+  if (untouched.length === 0) return { records: [...records], adopted: 0, startedBefore: false };
   const entries = await readPromptLedger(ctx.warehouse, {
     promptIds: untouched.map((r) => r.promptId),
     identities: meta.forced ? [] : untouched.map((r) => r.identity).filter((i) => i !== ''),
@@ -90,7 +92,7 @@ export async function reconcileWithLedger(ctx: PromptContext, meta: Pick<BatchMe
       stopped.set(next.chainHead, stop ?? `not sent: chain "${next.chain}" stopped at ${where}, which ended ${next.status} (as the ledger records)`);
     }
   }
-  return { records: records.map((r) => result.get(r.promptId) ?? r), adopted };
+  return { records: records.map((r) => result.get(r.promptId) ?? r), adopted, startedBefore: own.size > 0 };
 }
 
 /** The entry that says most: one that reached `sending` or later before one still queued, then the latest. */

@@ -9,6 +9,7 @@
  * this job did not finish is left to its guard job (due a send's longest time after it was added).
  */
 import { repairLaneHeads, sendWithGuards } from './lanes.js';
+import { clearFinishedPromptJobs } from './prompt-jobs.js';
 import type { PromptContext } from './prompt-context.js';
 import type { BatchJobData } from './prompt-jobs.js';
 import type { PromptRecord } from './prompt-record.js';
@@ -49,8 +50,10 @@ export async function startBatch(ctx: PromptContext, data: BatchJobData, options
   }
   const ids = await ctx.store.batchPromptIds(data.batchId);
   const read = (await ctx.store.readMany(ids)).filter((r): r is PromptRecord => r !== undefined);
-  const { records, adopted } = await reconcileWithLedger(ctx, meta, read);
+  const { records, adopted, startedBefore } = await reconcileWithLedger(ctx, meta, read);
   await ctx.writer.write(records.filter((r) => r.syncedVersion < r.version));
+  // Made again after Redis lost it: a job left finished for one of its prompts would block the new one.
+  if (startedBefore) await clearFinishedPromptJobs(ctx.queue, records.filter((r) => !r.done));
   // Entering is a no-op for prompts already in a lane, but still names the lane's head, whose
   // job is (re-)added: a re-run repairs a hand-over that a crash interrupted.
   const open = records.filter((r) => !r.done);
