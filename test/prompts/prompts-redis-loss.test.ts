@@ -14,7 +14,10 @@ beforeAll(async () => {
   redis = await startTestRedis(['--appendonly', 'no']);
   stack = await openPromptStack({
     emulator: { seed: 7, agentTimeMs: 150 },
-    env: { REDIS_URL: redis.url, MINTPIPE_ALLOW_VOLATILE_REDIS: '1' },
+    // A send still in flight at the loss is settled (ambiguous) once the send guard, the HTTP timeout
+    // plus a margin, has passed: a short timeout keeps that wait short, and still far above the
+    // emulator's scripted 2 s answers.
+    env: { REDIS_URL: redis.url, MINTPIPE_ALLOW_VOLATILE_REDIS: '1', MINTPIPE_HTTP_TIMEOUT: '5s' },
   });
 }, 60_000);
 
