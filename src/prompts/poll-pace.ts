@@ -5,7 +5,7 @@
  * - the first poll near the time by which ~30% of runs ended (an early poll catches fast runs);
  * - then, while the job is active, at the time by which half of the runs still going would have
  *   ended, in steps of at least 3% and at most 10% of the typical run, so a finished run is seen
- *   soon and a long one does not cost many polls;
+ *   soon and a long one does not cost many polls (never more than pollMaxMs apart);
  * - past every run seen, an eighth of the time since the send (up to pollMaxMs). The runs seen
  *   are the ones that ended: early in a batch they are the short ones, so a job past all of them
  *   is not unusual, and a quarter (the earlier rule) left the longest jobs of a first round
@@ -73,7 +73,7 @@ export class PollPace {
     const firstGoing = firstAbove(sorted, elapsedMs);
     if (firstGoing === sorted.length) return clamp(elapsedMs * PAST_RUNS_STEP_SHARE, 1, this.timing.pollMaxMs);
     const target = sorted[firstGoing + Math.floor(NEXT_POLL_QUANTILE * (sorted.length - firstGoing))]!;
-    return clamp(target - elapsedMs, Math.max(1, typical * MIN_STEP_SHARE), Math.min(typical * MAX_STEP_SHARE, this.timing.pollMaxMs));
+    return clamp(target - elapsedMs, Math.max(1, typical * MIN_STEP_SHARE), Math.max(1, Math.min(typical * MAX_STEP_SHARE, this.timing.pollMaxMs)));
   }
 
   private sorted(prompt: PacedPrompt): readonly number[] | undefined {
@@ -109,6 +109,7 @@ function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
+/** `value` kept within [min, max]; the ceiling wins when they cross (pollMaxMs is the user's bound). */
 function clamp(value: number, min: number, max: number): number {
-  return Math.min(Math.max(value, min), Math.max(min, max));
+  return Math.min(Math.max(value, min), max);
 }

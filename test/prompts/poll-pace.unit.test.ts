@@ -111,9 +111,14 @@ describe('the poll pace once it learned the runs', () => {
     expect(paceWith(runs, docs, { ...timing, pollMaxMs: 100_000 }).nextPollMs(docs, 1_000_000)).toBe(100_000);
   });
 
-  it('keeps a step at 3% of the typical run even above pollMaxMs (the floor wins)', () => {
+  it('never steps by more than pollMaxMs, even when 3% of the typical run is longer (the user\'s bound wins)', () => {
     const runs = Array.from({ length: 10 }, (_, i) => 1_000_000 + i * 100_000);
-    expect(paceWith(runs, docs, { ...timing, pollMaxMs: 5000 }).nextPollMs(docs, 1_000_000)).toBe(45_000);
+    expect(paceWith(runs, docs, { ...timing, pollMaxMs: 5000 }).nextPollMs(docs, 1_000_000)).toBe(5000);
+  });
+
+  it('polls first no later than pollMaxMs, even when 3% of the typical run is longer', () => {
+    const runs = Array.from({ length: 10 }, (_, i) => 1_000_000 + i * 100_000);
+    expect(paceWith(runs, docs, { ...timing, pollMaxMs: 5000 }).firstPollMs(docs)).toBe(5000);
   });
 });
 
