@@ -5,7 +5,7 @@
  * after boot) names one process for its whole life. Every lock, lease and record in mintpipe asks
  * here. Node built-ins only: the CLI's fast paths load this.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 
 /** A process, named for its whole life. */
 export interface ProcessIdentity {
@@ -62,6 +62,25 @@ export function processStartTicks(pid: number): string | undefined {
 export function currentProcess(): ProcessIdentity {
   const startTicks = hasProc() ? processStartTicks(process.pid) : undefined;
   return startTicks === undefined ? { pid: process.pid } : { pid: process.pid, startTicks };
+}
+
+let ownPidSpace: string | null | undefined;
+
+/**
+ * Where this process's pid means something: the boot (`boot_id`) and the pid namespace. A record
+ * written in another container or on another machine names a pid this process cannot look up,
+ * however alike the host names; only a record from the same pid space can be judged dead here.
+ * Undefined where the system does not say (no `/proc`).
+ */
+export function pidSpace(): string | undefined {
+  if (ownPidSpace === undefined) {
+    try {
+      ownPidSpace = `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}/${readlinkSync('/proc/self/ns/pid')}`;
+    } catch {
+      ownPidSpace = null;
+    }
+  }
+  return ownPidSpace ?? undefined;
 }
 
 /** When `pid` started, in ms since the epoch (Linux only); undefined when it is not running. */

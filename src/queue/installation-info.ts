@@ -4,7 +4,8 @@
  * show the running installation's budget, schedule, projects and datasets instead of their own.
  *
  * One key per process, set with a TTL and refreshed well before it lapses (a heartbeat): a process
- * that stops cleanly deletes its key, one that dies stops refreshing and drops out after the TTL.
+ * that stops cleanly deletes its key; one that dies drops out when a reader in its pid space sees it
+ * gone (pid and start time), or else when it stops refreshing and the TTL runs out.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { z } from 'zod';
 import { formatRate, type MintpipeConfig } from '../../config/index.js';
 import type { Logger } from '../logger.js';
 import { describeWarehouseTarget } from '../../config/warehouse-target.js';
-import { currentProcess } from '../process-identity.js';
+import { currentProcess, isLive, pidSpace } from '../process-identity.js';
 import { installationSalt, keyFingerprint } from './key-fingerprint.js';
 import type { QueueName } from './queue-names.js';
 
@@ -53,6 +54,8 @@ export interface InstallationProcess {
   pid: number;
   /** The process's start time in clock ticks (process-identity.ts): with the pid, names it for its whole life. */
   startTicks?: string;
+  /** Boot and pid namespace of the pid (process-identity.ts `pidSpace`): a reader in the same one can check it. */
+  pidSpace?: string;
   /** Where its requests go; absent in records of versions that did not say. */
   upstream?: InstallationUpstream;
   /** Where its rows land (config/warehouse-target.ts); absent in older records. */
@@ -71,7 +74,7 @@ export interface InstallationProcess {
   settings: InstallationSettings;
   /**
    * As listed (not as published): how often the process refreshes its record, and how long ago it
-   * last did. A process killed outright stays listed until its record lapses; a heartbeat late by
+   * last did. A process killed outright on another machine stays listed until its record lapses; a heartbeat late by
    * half a period or more says it may be gone. Absent for records of versions that did not say.
    */
   heartbeat?: { everyMs: number; agoMs: number };
@@ -131,6 +134,7 @@ const StoredProcess = z.object({
   role: z.enum(['start', 'worker']),
   pid: z.number(),
   startTicks: z.string().optional(),
+  pidSpace: z.string().optional(),
   upstream: z.object({ url: z.string(), builtInEmulator: z.boolean(), keyFingerprint: z.string().nullable() }).optional(),
   warehouse: z.string().optional(),
   queuePrefix: z.string().optional(),
@@ -172,6 +176,7 @@ export function describeProcess(
     role,
     pid: process.pid,
     ...(currentProcess().startTicks === undefined ? {} : { startTicks: currentProcess().startTicks }),
+    ...(pidSpace() === undefined ? {} : { pidSpace: pidSpace() }),
     ...(parts.targets ?? {}),
     host: hostname(),
     startedAt: (parts.startedAt ?? new Date()).toISOString(),
@@ -230,6 +235,7 @@ export async function listInstallation(redis: Redis, queuePrefix: string): Promi
   // Each key's time to live says how long ago its process last refreshed it.
   const [values, ttls] = await Promise.all([redis.mget(...keys), Promise.all(keys.map((key) => redis.pttl(key)))]);
   const processes: InstallationProcess[] = [];
+  const gone: string[] = [];
   values.forEach((value, i) => {
     // Expired between SCAN and MGET, or not ours: skip it.
     if (!value) return;
@@ -242,10 +248,21 @@ export async function listInstallation(redis: Redis, queuePrefix: string): Promi
     // A record another version wrote in another shape is left out rather than shown wrong.
     if (!parsed?.success) return;
     const { refresh, ...listed } = parsed.data;
+    // Killed outright, its record would stay until it lapses: where its pid can be checked, it goes now.
+    if (isGone(listed)) {
+      gone.push(keys[i]!);
+      return;
+    }
     const remainingMs = ttls[i] ?? -1;
     processes.push(refresh && remainingMs >= 0 ? { ...listed, heartbeat: { everyMs: refresh.everyMs, agoMs: Math.max(0, refresh.ttlMs - remainingMs) } } : listed);
   });
+  if (gone.length > 0) await redis.del(...gone);
   return processes.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.pid - b.pid);
+}
+
+/** A record from this pid space whose process (pid and start time) is no longer running. */
+function isGone(record: Pick<InstallationProcess, 'pid' | 'startTicks' | 'pidSpace'>): boolean {
+  return record.pidSpace !== undefined && record.pidSpace === pidSpace() && record.startTicks !== undefined && !isLive(record);
 }
 
 /** What `publishProcess` reads off a running command's runtime. */

@@ -3,12 +3,15 @@
  * lives while its process refreshes it, goes when the process stops, lapses when it dies, and the
  * settings that count when several processes run (those of the processes acting on them).
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/index.js';
 import { budgetRate, readInstallation } from '../../src/ops/installation-reads.js';
 import { describeProcess, listInstallation, publishInstallation, type InstallationProcess } from '../../src/queue/installation-info.js';
+import { processStartTicks } from '../../src/process-identity.js';
 import { createRedisConnection } from '../../src/queue/redis-connection.js';
 import { until } from '../support/wait.js';
 
@@ -25,7 +28,8 @@ afterAll(async () => {
 const prefix = () => `mpinst-${randomUUID().slice(0, 8)}`;
 
 function processOf(role: InstallationProcess['role'], env: Record<string, string>, parts: { queues: InstallationProcess['queues']; scheduler: boolean }, pid: number): InstallationProcess {
-  return { ...describeProcess(role, loadConfig(env), parts), pid };
+  // Another process, on another machine: its pid cannot be checked from here.
+  return { ...describeProcess(role, loadConfig(env), parts), pid, pidSpace: `elsewhere-${pid}` };
 }
 
 describe('the processes of a running installation in Redis', () => {
@@ -54,6 +58,25 @@ describe('the processes of a running installation in Redis', () => {
     expect(await listInstallation(redis, prefix())).toEqual([]);
     await publication.stop();
     expect(await listInstallation(redis, queuePrefix)).toEqual([]);
+  });
+
+  it('drops a killed process from this machine at once (pid and start time), and leaves one it cannot check to lapse', async () => {
+    const queuePrefix = prefix();
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    await until('the child to run', async () => processStartTicks(child.pid!));
+    const identity = { pid: child.pid!, startTicks: processStartTicks(child.pid!)! };
+    const record = describeProcess('start', loadConfig({}), { queues: [], scheduler: true });
+    expect(record.pidSpace).toMatch(/.+\/pid:\[\d+\]$/);
+    const here = await publishInstallation(redis, queuePrefix, { ...record, ...identity }, { ttlMs: 60_000 });
+    const elsewhere = await publishInstallation(redis, queuePrefix, { ...record, ...identity, pidSpace: 'another-boot/pid:[1]' }, { ttlMs: 60_000 });
+    expect((await listInstallation(redis, queuePrefix)).map((p) => p.pidSpace).sort()).toEqual(['another-boot/pid:[1]', record.pidSpace].sort());
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    // Its record would live on for its TTL (a minute here): the reader sees the pid is gone.
+    expect((await listInstallation(redis, queuePrefix)).map((p) => p.pidSpace)).toEqual(['another-boot/pid:[1]']);
+    expect(await redis.exists(here.key)).toBe(0);
+    await here.stop();
+    await elsewhere.stop();
   });
 
   it('keeps a live process listed past its TTL by refreshing it, and drops a dead one after the TTL', async () => {
