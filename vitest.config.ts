@@ -29,9 +29,15 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
-    // `vitest run` runs both projects; `--project server` runs the server path alone.
+    // `vitest run` runs every project; `--project server` runs the server path alone.
     projects: [
-      { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'] } },
+      // Unit tests start no server and open no engine: one process per worker runs them all, each file
+      // importing what the files before it already loaded (a process per file spent most of their time).
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.unit.test.ts'], isolate: false, globalSetup: [] },
+      },
+      { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/**/*.unit.test.ts', 'node_modules/**'] } },
       {
         extends: true,
         test: { name: 'server', include: SERVER_TESTS, globalSetup: ['test/support/global-clickhouse.ts'] },
