@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { humanAiTotal } from './counts.js';
-import { defineDataset, type Dataset, type DatasetName } from './dataset.js';
+import { defineDataset, type Dataset } from './dataset.js';
 import { isApproximateCount, isPlainObject, withQuickCheck } from './quick-check.js';
 import type { RowContext } from './row-context.js';
 
@@ -42,7 +42,7 @@ function pathCountsTotals(totals: { human: number; ai: number; total: number }, 
 }
 
 export interface PathCountsDeclaration {
-  name: DatasetName;
+  name: 'visitors' | 'views';
   /** Path under `/v1/analytics/{projectId}/`, and the key of the rows in the body. */
   endpoint: 'visitors' | 'views';
   table: string;
