@@ -47,6 +47,13 @@ export interface PageView<Item> {
  * `Migration` (src/warehouse/migration.ts), declared here so datasets/ does not import the
  * warehouse. Its version is the next free one; the warehouse applies it in order with the rest.
  */
+/**
+ * zod, handed to a declaration's `schema` on first use (src/datasets/dataset-schema.ts): the
+ * declarations load without zod, so whatever needs only their names or tables (config, the
+ * warehouse's migrations, `--help`) does not pay for loading it and building every schema.
+ */
+export type Zod = typeof z;
+
 export interface DatasetMigration {
   readonly version: number;
   readonly name: string;
@@ -60,8 +67,8 @@ export interface Dataset<Body = unknown, Item = unknown> {
   /** Path under `/v1/analytics/{projectId}/` (fanout datasets use `pagination.endpointFor`). */
   endpoint: string;
   pagination: Pagination;
-  /** The 200 body, as the published spec describes it; objects keep fields beyond the schema. */
-  schema: z.ZodType<Body>;
+  /** The 200 body, as the published spec describes it; objects keep fields beyond the schema. Built once, by `schemaOf`. */
+  schema: (zod: Zod) => z.ZodType<Body>;
   /** Reads items, `hasMore`, cursor and totals off a body; totals' counts go through `ctx`. */
   page(body: Body, ctx: RowContext): PageView<Item>;
   /** Row table (one row per item); columns of `row()` plus the engine's run and batch columns. */
