@@ -18,6 +18,7 @@ export default {
     'src/export/complete-window.ts', // window completion
     'src/export/batch-loader.ts', // window load: batches and checkpoints
     'src/warehouse/export-runs.ts', // window completion records
+    'src/datasets/dataset-tables.ts', // a dataset's own tables: settings, the latest-complete view (test/datasets/dataset-tables.test.ts)
     'src/prompts/send-prompt.ts', // prompt send: at most once, ambiguous on doubt
     'src/prompts/prompt-store.ts', // prompt ledger
     'src/warehouse/read-only-query.ts', // SQL gate: entry point

@@ -4,8 +4,9 @@
  * many days are re-exported, per dataset (MINTPIPE_REEXPORT_DAYS=`3,feedback=30`), and what
  * happens to personal fields (MINTPIPE_PII).
  */
-// The names alone, not the registry: loading every dataset's schemas costs a config load ~0.1 s.
-import { DATASET_NAMES, type DatasetName } from '../src/datasets/dataset.js';
+// The registry: its declarations load without zod (their schemas are built on first use), so
+// config can take the names from there.
+import { DATASET_NAMES, type DatasetName } from '../src/datasets/index.js';
 import { PII_MODES, type PiiMode } from '../src/datasets/row-context.js';
 import { ConfigError } from './config-error.js';
 

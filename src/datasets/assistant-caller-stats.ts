@@ -1,12 +1,13 @@
 /** Assistant calls by caller (web, api, other) in a window: one call, one row. */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { approximateCount } from './counts.js';
-import { defineDataset } from './dataset.js';
+import { defineDataset, type Zod } from './dataset.js';
 
-const schema = z.looseObject({ web: approximateCount, api: approximateCount, other: approximateCount, total: approximateCount });
+const schema = (z: Zod) => z.looseObject({ web: approximateCount(z), api: approximateCount(z), other: approximateCount(z), total: approximateCount(z) });
+type Body = z.output<ReturnType<typeof schema>>;
 const known = new Set(['web', 'api', 'other', 'total']);
 
-export const assistantCallerStats = defineDataset<z.output<typeof schema>, z.output<typeof schema>>({
+export const assistantCallerStats = defineDataset<Body, Body>({
   name: 'assistant-caller-stats',
   endpoint: 'assistant/caller-stats',
   pagination: { kind: 'single' },

@@ -4,16 +4,16 @@
  * `assistant` run. Off by default (MINTPIPE_ASSISTANT_THREADS): it costs a request per thread.
  * A thread the upstream does not know (404) is a `thread_not_found` finding; the run goes on.
  */
-import { z } from 'zod';
-import { defineDataset } from './dataset.js';
+import type { z } from 'zod';
+import { defineDataset, type Zod } from './dataset.js';
 
-const message = z.looseObject({ id: z.string(), role: z.enum(['user', 'assistant']), content: z.string(), createdAt: z.string() });
-const schema = z.looseObject({ threadId: z.string(), createdAt: z.string(), messages: z.array(message) });
+const message = (z: Zod) => z.looseObject({ id: z.string(), role: z.enum(['user', 'assistant']), content: z.string(), createdAt: z.string() });
+const schema = (z: Zod) => z.looseObject({ threadId: z.string(), createdAt: z.string(), messages: z.array(message(z)) });
 const known = new Set(['id', 'role', 'content', 'createdAt', 'threadId']);
 
-type Message = z.output<typeof message> & { threadId: string };
+type Message = z.output<ReturnType<typeof message>> & { threadId: string };
 
-export const assistantThreads = defineDataset<z.output<typeof schema>, Message>({
+export const assistantThreads = defineDataset<z.output<ReturnType<typeof schema>>, Message>({
   name: 'assistant-threads',
   endpoint: 'assistant/threads',
   pagination: {

@@ -4,24 +4,25 @@
  * `conversationId` shared by the turns of one conversation that the schema does not list: it is
  * kept in `extra` with any other field beyond the schema.
  */
-import { z } from 'zod';
-import { defineDataset } from './dataset.js';
+import type { z } from 'zod';
+import { defineDataset, type Zod } from './dataset.js';
 
-const item = z.looseObject({
-  id: z.string(),
-  timestamp: z.string(),
-  query: z.string(),
-  response: z.string(),
-  responseType: z.enum(['answer', 'clarifying_question']).optional(),
-  sources: z.array(z.looseObject({ title: z.string(), url: z.string() })),
-  resolutionStatus: z.enum(['answered', 'unanswered']),
-  queryCategory: z.string().nullable(),
-  pageUrl: z.string().nullable(),
-});
-const schema = z.looseObject({ conversations: z.array(item), nextCursor: z.string().nullable(), hasMore: z.boolean() });
+const item = (z: Zod) =>
+  z.looseObject({
+    id: z.string(),
+    timestamp: z.string(),
+    query: z.string(),
+    response: z.string(),
+    responseType: z.enum(['answer', 'clarifying_question']).optional(),
+    sources: z.array(z.looseObject({ title: z.string(), url: z.string() })),
+    resolutionStatus: z.enum(['answered', 'unanswered']),
+    queryCategory: z.string().nullable(),
+    pageUrl: z.string().nullable(),
+  });
+const schema = (z: Zod) => z.looseObject({ conversations: z.array(item(z)), nextCursor: z.string().nullable(), hasMore: z.boolean() });
 const known = new Set(['id', 'timestamp', 'query', 'response', 'responseType', 'sources', 'resolutionStatus', 'queryCategory', 'pageUrl']);
 
-export const assistant = defineDataset<z.output<typeof schema>, z.output<typeof item>>({
+export const assistant = defineDataset<z.output<ReturnType<typeof schema>>, z.output<ReturnType<typeof item>>>({
   name: 'assistant',
   endpoint: 'assistant',
   pagination: { kind: 'cursor', limit: 1000, until: 'hasMore' },

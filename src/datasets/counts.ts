@@ -3,9 +3,9 @@
  * not promised, so they are findings (see RowContext), not schema errors. Only what no count can
  * be — negative, or not a number — breaks the schema.
  */
-import { z } from 'zod';
+import type { Zod } from './dataset.js';
 
-export const approximateCount = z.number().min(0, { error: (issue) => `${String(issue.input)} is negative` });
+export const approximateCount = (z: Zod) => z.number().min(0, { error: (issue) => `${String(issue.input)} is negative` });
 
 /** `{ human, ai, total }`, the shape of visitors and views rows and totals. */
-export const humanAiTotal = { human: approximateCount, ai: approximateCount, total: approximateCount };
+export const humanAiTotal = (z: Zod) => ({ human: approximateCount(z), ai: approximateCount(z), total: approximateCount(z) });

@@ -6,19 +6,6 @@
 import type { z } from 'zod';
 import type { RowContext } from './row-context.js';
 
-export const DATASET_NAMES = [
-  'visitors',
-  'views',
-  'feedback',
-  'feedback-by-page',
-  'assistant',
-  'assistant-caller-stats',
-  'searches',
-  'assistant-threads',
-] as const;
-
-export type DatasetName = (typeof DATASET_NAMES)[number];
-
 /**
  * How the endpoint pages:
  * - `offset`: `offset` = rows received so far, while `hasMore` (pages may be fetched ahead);
@@ -33,8 +20,8 @@ export type Pagination =
   | { kind: 'single'; limit?: number }
   | {
       kind: 'fanout';
-      /** The dataset whose complete run of the same window lists the ids. */
-      source: DatasetName;
+      /** The dataset whose complete run of the same window lists the ids (a registered name: src/datasets/index.ts checks). */
+      source: string;
       /** SELECT returning one column `id` (distinct, ordered) for a window, given the qualified source view. */
       idsSql: (sourceView: string) => string;
       /** Endpoint of one id, under `/v1/analytics/{projectId}/`. */
@@ -55,13 +42,33 @@ export interface PageView<Item> {
   totals?: Record<string, unknown>;
 }
 
+/**
+ * The schema change that creates a dataset's own tables and view: the shape of the warehouse's
+ * `Migration` (src/warehouse/migration.ts), declared here so datasets/ does not import the
+ * warehouse. Its version is the next free one; the warehouse applies it in order with the rest.
+ */
+/**
+ * zod, handed to a declaration's `schema` on first use (src/datasets/dataset-schema.ts): the
+ * declarations load without zod, so whatever needs only their names or tables (config, the
+ * warehouse's migrations, `--help`) does not pay for loading it and building every schema.
+ */
+export type Zod = typeof z;
+
+export interface DatasetMigration {
+  readonly version: number;
+  readonly name: string;
+  /** Each statement safe to run again (`IF NOT EXISTS`, `CREATE OR REPLACE VIEW`). */
+  readonly statements: (database: string) => readonly string[];
+}
+
 export interface Dataset<Body = unknown, Item = unknown> {
-  name: DatasetName;
+  /** Its key in the registry (src/datasets/index.ts), which checks that the two agree. */
+  name: string;
   /** Path under `/v1/analytics/{projectId}/` (fanout datasets use `pagination.endpointFor`). */
   endpoint: string;
   pagination: Pagination;
-  /** The 200 body, as the published spec describes it; objects keep fields beyond the schema. */
-  schema: z.ZodType<Body>;
+  /** The 200 body, as the published spec describes it; objects keep fields beyond the schema. Built once, by `schemaOf`. */
+  schema: (zod: Zod) => z.ZodType<Body>;
   /** Reads items, `hasMore`, cursor and totals off a body; totals' counts go through `ctx`. */
   page(body: Body, ctx: RowContext): PageView<Item>;
   /** Row table (one row per item); columns of `row()` plus the engine's run and batch columns. */
@@ -79,6 +86,11 @@ export interface Dataset<Body = unknown, Item = unknown> {
   totalsTable?: string;
   /** Requests a one-day window costs when no run of it is known yet (for `plan`). @default 1 */
   requestsPerDayGuess?: number;
+  /**
+   * Creates `table`, `totalsTable` and `view`. Absent for the datasets whose tables shipped in the
+   * warehouse's own migrations (002, 004).
+   */
+  migration?: DatasetMigration;
 }
 
 /** Types a dataset module against its own body and item types. */

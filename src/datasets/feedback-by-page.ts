@@ -2,15 +2,16 @@
  * Feedback counts per page: one call per window, no pagination. `hasMore: true` only says rows
  * were cut (no request can fetch the rest): the run completes with a `truncated` finding.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { approximateCount } from './counts.js';
-import { defineDataset } from './dataset.js';
+import { defineDataset, type Zod } from './dataset.js';
 
-const item = z.looseObject({ path: z.string(), thumbsUp: approximateCount, thumbsDown: approximateCount, code: approximateCount, total: approximateCount });
-const schema = z.looseObject({ feedback: z.array(item), hasMore: z.boolean() });
+const item = (z: Zod) =>
+  z.looseObject({ path: z.string(), thumbsUp: approximateCount(z), thumbsDown: approximateCount(z), code: approximateCount(z), total: approximateCount(z) });
+const schema = (z: Zod) => z.looseObject({ feedback: z.array(item(z)), hasMore: z.boolean() });
 const known = new Set(['path', 'thumbsUp', 'thumbsDown', 'code', 'total']);
 
-export const feedbackByPage = defineDataset<z.output<typeof schema>, z.output<typeof item>>({
+export const feedbackByPage = defineDataset<z.output<ReturnType<typeof schema>>, z.output<ReturnType<typeof item>>>({
   name: 'feedback-by-page',
   endpoint: 'feedback/by-page',
   pagination: { kind: 'single', limit: 100 },

@@ -4,28 +4,32 @@
  * thumbs_only have the common fields only): validated against the union, never picked by `source`,
  * and whatever fields an item carries are kept. `contact` is personal (MINTPIPE_PII).
  */
-import { z } from 'zod';
-import { defineDataset } from './dataset.js';
+import type { z } from 'zod';
+import { defineDataset, type Zod } from './dataset.js';
 
-const common = {
+const common = (z: Zod) => ({
   id: z.string(),
   path: z.string(),
   comment: z.string().nullable(),
   createdAt: z.string().nullable(),
   source: z.enum(['code_snippet', 'contextual', 'agent', 'thumbs_only']),
   status: z.enum(['pending', 'in_progress', 'resolved', 'dismissed']),
-};
-const contextual = z.looseObject({ ...common, helpful: z.boolean(), contact: z.string().nullable() });
-const codeSnippet = z.looseObject({ ...common, code: z.string(), filename: z.string().nullable(), lang: z.string().nullable() });
-const item = z.union([contextual, codeSnippet, z.looseObject(common)]);
+});
+const COMMON = ['id', 'path', 'comment', 'createdAt', 'source', 'status'];
 
-const schema = z.looseObject({ feedback: z.array(item), nextCursor: z.string().nullable(), hasMore: z.boolean() });
+function item(z: Zod) {
+  const contextual = z.looseObject({ ...common(z), helpful: z.boolean(), contact: z.string().nullable() });
+  const codeSnippet = z.looseObject({ ...common(z), code: z.string(), filename: z.string().nullable(), lang: z.string().nullable() });
+  return z.union([contextual, codeSnippet, z.looseObject(common(z))]);
+}
 
-type Item = z.output<typeof item> & { helpful?: boolean; contact?: string | null; code?: string; filename?: string | null; lang?: string | null };
+const schema = (z: Zod) => z.looseObject({ feedback: z.array(item(z)), nextCursor: z.string().nullable(), hasMore: z.boolean() });
 
-const known = new Set([...Object.keys(common), 'helpful', 'contact', 'code', 'filename', 'lang']);
+type Item = z.output<ReturnType<typeof item>> & { helpful?: boolean; contact?: string | null; code?: string; filename?: string | null; lang?: string | null };
 
-export const feedback = defineDataset<z.output<typeof schema>, Item>({
+const known = new Set([...COMMON, 'helpful', 'contact', 'code', 'filename', 'lang']);
+
+export const feedback = defineDataset<z.output<ReturnType<typeof schema>>, Item>({
   name: 'feedback',
   endpoint: 'feedback',
   pagination: { kind: 'cursor', limit: 100, until: 'hasMore' },

@@ -1,35 +1,64 @@
 /**
- * Every analytics dataset, by name. Adding one: docs/development.md#add-a-dataset (a module here,
- * its name in dataset.ts, a fixture in src/emulator/datasets/, a migration). Nothing else names a dataset.
+ * Every analytics dataset, by name: the one list of them. A dataset's name, its declaration and
+ * its own tables' migration come from its module (one line below); config, the export engine, the
+ * warehouse's migrations and the emulator take the names from here. Adding one:
+ * docs/development.md#add-a-dataset.
  */
 import { UsageError } from '../errors.js';
 import { assistant } from './assistant.js';
 import { assistantCallerStats } from './assistant-caller-stats.js';
 import { assistantThreads } from './assistant-threads.js';
-import { DATASET_NAMES, type Dataset, type DatasetName } from './dataset.js';
+import type { Dataset, DatasetMigration } from './dataset.js';
 import { feedback } from './feedback.js';
 import { feedbackByPage } from './feedback-by-page.js';
 import { searches } from './searches.js';
 import { views } from './views.js';
 import { visitors } from './visitors.js';
 
-export { DATASET_NAMES, defineDataset, type Dataset, type DatasetName, type PageView, type Pagination } from './dataset.js';
+export { defineDataset, type Dataset, type DatasetMigration, type PageView, type Pagination } from './dataset.js';
 export { FINDING_KINDS, FindingLog, type Finding, type FindingKind } from './findings.js';
 export { PII_MODES, RowContext, type PiiMode } from './row-context.js';
 
-const ALL: readonly Dataset[] = [visitors, views, feedback, feedbackByPage, assistant, assistantCallerStats, searches, assistantThreads];
+/** In the default priority order of the nightly plan. */
+const REGISTRY = {
+  visitors,
+  views,
+  feedback,
+  'feedback-by-page': feedbackByPage,
+  assistant,
+  'assistant-caller-stats': assistantCallerStats,
+  searches,
+  'assistant-threads': assistantThreads,
+} as const satisfies Record<string, Dataset>;
 
-const BY_NAME = new Map<string, Dataset>(ALL.map((d) => [d.name, d]));
+export type DatasetName = keyof typeof REGISTRY;
+
+/** Every name, in the registry's order (a tuple type, as `z.enum` wants). */
+export const DATASET_NAMES = Object.keys(REGISTRY) as [DatasetName, ...DatasetName[]];
 
 /** Every dataset, in the default priority order of the nightly plan. */
-export const DATASETS: readonly Dataset[] = ALL;
+export const DATASETS: readonly Dataset[] = checked(Object.values(REGISTRY));
 
-export function isDatasetName(name: string): name is DatasetName {
-  return (DATASET_NAMES as readonly string[]).includes(name);
+/** The migrations of the datasets that carry their own tables, for the warehouse's list. */
+export const DATASET_MIGRATIONS: readonly DatasetMigration[] = DATASETS.flatMap((dataset) => (dataset.migration ? [dataset.migration] : []));
+
+/** A declaration named unlike its key, or a fanout from an unknown dataset, fails on load. */
+function checked(datasets: Dataset[]): Dataset[] {
+  datasets.forEach((dataset, i) => {
+    if (dataset.name !== DATASET_NAMES[i]) throw new TypeError(`dataset "${DATASET_NAMES[i]}" declares the name "${dataset.name}"`);
+    const { pagination } = dataset;
+    if (pagination.kind === 'fanout' && !isDatasetName(pagination.source)) throw new TypeError(`dataset "${dataset.name}" fans out from unknown "${pagination.source}"`);
+  });
+  return datasets;
 }
 
-export function getDataset(name: DatasetName): Dataset {
-  const dataset = BY_NAME.get(name);
+export function isDatasetName(name: string): name is DatasetName {
+  return Object.hasOwn(REGISTRY, name);
+}
+
+/** The dataset of a registered name (a fanout's `source` is a plain string): anything else is a TypeError. */
+export function getDataset(name: string): Dataset {
+  const dataset: Dataset | undefined = isDatasetName(name) ? REGISTRY[name] : undefined;
   if (!dataset) throw new TypeError(`no dataset ${name}`);
   return dataset;
 }

@@ -3,9 +3,9 @@
  * visitors and views (same shape, other meaning). Each declares itself with
  * `definePathCountsDataset`; counts are approximate (rounded, bounds recorded, never failed).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { humanAiTotal } from './counts.js';
-import { defineDataset, type Dataset, type DatasetName } from './dataset.js';
+import { defineDataset, type Dataset, type Zod } from './dataset.js';
 import { isApproximateCount, isPlainObject, withQuickCheck } from './quick-check.js';
 import type { RowContext } from './row-context.js';
 
@@ -42,7 +42,7 @@ function pathCountsTotals(totals: { human: number; ai: number; total: number }, 
 }
 
 export interface PathCountsDeclaration {
-  name: DatasetName;
+  name: 'visitors' | 'views';
   /** Path under `/v1/analytics/{projectId}/`, and the key of the rows in the body. */
   endpoint: 'visitors' | 'views';
   table: string;
@@ -62,21 +62,20 @@ export function isPlainPathCountsPage(endpoint: string, body: unknown): boolean 
   return true;
 }
 
-export function pathCountsSchema(endpoint: string) {
+export function pathCountsSchema(z: Zod, endpoint: string) {
   return z.looseObject({
-    totals: z.looseObject(humanAiTotal),
-    [endpoint]: z.array(z.looseObject({ path: z.string(), ...humanAiTotal })),
+    totals: z.looseObject(humanAiTotal(z)),
+    [endpoint]: z.array(z.looseObject({ path: z.string(), ...humanAiTotal(z) })),
     hasMore: z.boolean(),
   });
 }
 
 export function definePathCountsDataset(d: PathCountsDeclaration): Dataset {
-  const schema = withQuickCheck(pathCountsSchema(d.endpoint), (body) => isPlainPathCountsPage(d.endpoint, body));
   type Body = { totals: PathCounts & object; hasMore: boolean } & Record<string, unknown>;
   return defineDataset<Body, PathCounts>({
     ...d,
     pagination: { kind: 'offset', limit: 250 },
-    schema: schema as unknown as z.ZodType<Body>,
+    schema: (z) => withQuickCheck(pathCountsSchema(z, d.endpoint), (body) => isPlainPathCountsPage(d.endpoint, body)) as unknown as z.ZodType<Body>,
     page: (body, ctx) => ({ items: body[d.endpoint] as PathCounts[], hasMore: body.hasMore, totals: pathCountsTotals(body.totals, ctx) }),
     keyColumn: 'path',
     row: pathCountsRow,

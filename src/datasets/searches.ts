@@ -2,21 +2,22 @@
  * Search terms of a window: cursor while `nextCursor` is not null (the endpoint has no `hasMore`),
  * ordered by hits descending; `totalSearches` is repeated on every page.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { approximateCount } from './counts.js';
-import { defineDataset } from './dataset.js';
+import { defineDataset, type Zod } from './dataset.js';
 
-const item = z.looseObject({
-  searchQuery: z.string(),
-  hits: approximateCount,
-  ctr: z.number(),
-  topClickedPage: z.string().nullable(),
-  lastSearchedAt: z.string(),
-});
-const schema = z.looseObject({ searches: z.array(item), totalSearches: approximateCount, nextCursor: z.string().nullable() });
+const item = (z: Zod) =>
+  z.looseObject({
+    searchQuery: z.string(),
+    hits: approximateCount(z),
+    ctr: z.number(),
+    topClickedPage: z.string().nullable(),
+    lastSearchedAt: z.string(),
+  });
+const schema = (z: Zod) => z.looseObject({ searches: z.array(item(z)), totalSearches: approximateCount(z), nextCursor: z.string().nullable() });
 const known = new Set(['searchQuery', 'hits', 'ctr', 'topClickedPage', 'lastSearchedAt']);
 
-export const searches = defineDataset<z.output<typeof schema>, z.output<typeof item>>({
+export const searches = defineDataset<z.output<ReturnType<typeof schema>>, z.output<ReturnType<typeof item>>>({
   name: 'searches',
   endpoint: 'searches',
   pagination: { kind: 'cursor', limit: 100, until: 'nullCursor' },

@@ -4,7 +4,7 @@
  * truth tests compare an export against. The route table, paging, faults and query parsing are
  * shared; a fixture holds only what is particular to its dataset.
  */
-import type { DatasetName } from '../datasets/dataset.js';
+import type { DatasetName } from '../datasets/index.js';
 import type { AnalyticsQuery, FeedbackFilters, QuerySpec } from './analytics-query.js';
 import type { Answer, EmulatorContext } from './emulator-context.js';
 import type { ResolvedEmulatorOptions } from './emulator-options.js';

@@ -4,7 +4,7 @@
  * pages, expiring cursors). Each knob is off by default; resolved and checked once at creation.
  */
 import { parseApiDate } from './api-date.js';
-import type { DatasetName as AnalyticsDataset } from '../datasets/dataset.js';
+import type { DatasetName as AnalyticsDataset } from '../datasets/index.js';
 import { hashNumbers, hashString, unitFloat } from './seeded-random.js';
 import type { WindowRef } from './window-ref.js';
 

@@ -2,7 +2,7 @@
  * What the emulator saw, readable by tests at any time (the object is live). Per route: requests,
  * responses by status, resets; plus the figures tests assert on most, by name.
  */
-import { DATASET_NAMES } from '../datasets/dataset.js';
+import { DATASET_NAMES } from '../datasets/index.js';
 import { FAULT_KINDS, ROUTE_NAMES, type FaultKind, type RouteName } from './faults.js';
 
 export interface RouteCounters {

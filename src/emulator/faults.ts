@@ -9,7 +9,7 @@
  * the request consumed rate-limit budget.
  */
 
-import { DATASET_NAMES, type DatasetName as AnalyticsDataset } from '../datasets/dataset.js';
+import { DATASET_NAMES, type DatasetName as AnalyticsDataset } from '../datasets/index.js';
 
 /** The emulated operations: the analytics ones by dataset name, and the agent ones (`create` starts an agent job). */
 export type RouteName = AnalyticsDataset | 'message' | 'job' | 'create';

@@ -5,6 +5,7 @@
  */
 import type { MintlifyClient } from '../api/index.js';
 import type { Dataset } from '../datasets/index.js';
+import { schemaOf } from '../datasets/dataset-schema.js';
 import type { Logger } from '../logger.js';
 import type { RequestBudget } from '../queue/request-budget.js';
 import { BudgetWaitError } from './errors.js';
@@ -112,7 +113,7 @@ export class PageFetcher {
     // This page's current attempt's slot: pages fetched ahead run at once, each with its own.
     let slot: string | undefined;
     return client
-      .getAnalyticsPage(projectId, request.endpoint, request.params, dataset.schema, {
+      .getAnalyticsPage(projectId, request.endpoint, request.params, schemaOf(dataset), {
         beforeAttempt: async () => {
           const take = await budget.tryTake();
           if (!take.granted) throw new BudgetWaitError(take.waitMs);

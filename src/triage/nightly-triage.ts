@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import { dedupeKeys, type KeyLedgerEntry } from '../prompts/dedupe-keys.js';
 import type { PromptStatus } from '../prompts/prompt-status.js';
 import { submitBatch } from '../prompts/submit-batch.js';
-import type { DatasetName } from '../datasets/dataset.js';
+import type { DatasetName } from '../datasets/index.js';
 import { keySendsSql, type KeySendRow } from '../warehouse/prompt-key-sends.js';
 import { runQuery } from '../warehouse/read-only-query.js';
 import { stringLiteral } from '../warehouse/sql-text.js';

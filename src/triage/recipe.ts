@@ -4,7 +4,7 @@
  * what it is (`-- description:`), the datasets it reads (`-- reads:`, for the nightly run to wait
  * for) and its numeric parameters with their defaults (`-- param NAME: N`).
  */
-import { DATASET_NAMES, type DatasetName } from '../datasets/dataset.js';
+import { DATASET_NAMES, type DatasetName } from '../datasets/index.js';
 import { UsageError } from '../errors.js';
 
 export interface Recipe {

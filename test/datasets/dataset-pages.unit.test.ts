@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FindingLog, getDataset, RowContext } from '../../src/datasets/index.js';
+import { schemaOf } from '../../src/datasets/dataset-schema.js';
 
 function context() {
   const log = new FindingLog();
@@ -15,7 +16,7 @@ function context() {
 function read(name: Parameters<typeof getDataset>[0], body: unknown) {
   const dataset = getDataset(name);
   const { log, ctx } = context();
-  const parsed = dataset.schema.safeParse(body);
+  const parsed = schemaOf(dataset).safeParse(body);
   if (!parsed.success) throw new Error(`refused: ${parsed.error.message}`);
   const page = dataset.page(parsed.data, ctx);
   const rows = page.items.map((item) => dataset.row(item, ctx));
@@ -23,7 +24,7 @@ function read(name: Parameters<typeof getDataset>[0], body: unknown) {
 }
 
 function refuses(name: Parameters<typeof getDataset>[0], body: unknown): boolean {
-  return !getDataset(name).schema.safeParse(body).success;
+  return !schemaOf(getDataset(name)).safeParse(body).success;
 }
 
 describe('searches', () => {
@@ -69,7 +70,7 @@ describe('assistant caller stats', () => {
       const { [field]: _, ...rest } = stats as Record<string, unknown>;
       expect(refuses('assistant-caller-stats', rest)).toBe(true);
     }
-    const negative = getDataset('assistant-caller-stats').schema.safeParse({ ...stats, web: -2 });
+    const negative = schemaOf(getDataset('assistant-caller-stats')).safeParse({ ...stats, web: -2 });
     expect(negative.success).toBe(false);
     expect(negative.error?.issues[0]?.message).toBe('-2 is negative');
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FindingLog, getDataset, parseDatasetList, RowContext } from '../../src/datasets/index.js';
+import { schemaOf } from '../../src/datasets/dataset-schema.js';
 import { MAX_FINDINGS_PER_PAGE } from '../../src/datasets/findings.js';
 
 function context(pii: 'keep' | 'hash' | 'drop' = 'keep') {
@@ -109,7 +110,7 @@ describe('rows of the datasets', () => {
       nextCursor: null,
       hasMore: false,
     };
-    const parsed = feedback.schema.parse(body);
+    const parsed = schemaOf(feedback).parse(body);
     const { ctx } = context('drop');
     const view = feedback.page(parsed, ctx);
     const mapped = view.items.map((item) => feedback.row(item, ctx));
@@ -118,14 +119,14 @@ describe('rows of the datasets', () => {
       ['s', null, null, 'x()', 'ts', ''],
       ['a', null, null, null, null, '{"extraField":1}'],
     ]);
-    expect(feedback.schema.safeParse({ ...body, feedback: [{ ...base, status: 'lost' }] }).success).toBe(false);
+    expect(schemaOf(feedback).safeParse({ ...body, feedback: [{ ...base, status: 'lost' }] }).success).toBe(false);
   });
 
   it('defaults an assistant turn without responseType to answer and keeps conversationId in extra', () => {
     const assistant = getDataset('assistant');
     const turn = { id: 't1', timestamp: '2026-10-01T00:00:00Z', query: 'q', response: 'r', sources: [{ title: 'T', url: 'u' }], resolutionStatus: 'answered', queryCategory: null, pageUrl: null, conversationId: 'c9' };
     const { ctx } = context();
-    const [row] = assistant.page(assistant.schema.parse({ conversations: [turn], nextCursor: null, hasMore: false }), ctx).items.map((i) => assistant.row(i, ctx));
+    const [row] = assistant.page(schemaOf(assistant).parse({ conversations: [turn], nextCursor: null, hasMore: false }), ctx).items.map((i) => assistant.row(i, ctx));
     expect(row).toMatchObject({ response_type: 'answer', sources: [{ title: 'T', url: 'u' }], extra: '{"conversationId":"c9"}' });
   });
 

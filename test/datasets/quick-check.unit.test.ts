@@ -3,6 +3,7 @@
  * for bodies zod accepts unchanged: checked here on valid pages and on each way a page can be wrong.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { isPlainPathCountsPage, pathCountsSchema } from '../../src/datasets/path-counts.js';
 import { withQuickCheck } from '../../src/datasets/quick-check.js';
 
@@ -38,7 +39,7 @@ const broken: Array<[string, (b: Body) => unknown]> = [
 ];
 
 describe('the quick check of path-count pages', () => {
-  const schema = pathCountsSchema('visitors');
+  const schema = pathCountsSchema(z, 'visitors');
   const accepts = (body: unknown) => isPlainPathCountsPage('visitors', body);
 
   it('accepts usual pages (fractional counts, extra fields, no rows), and zod returns them unchanged', () => {
@@ -56,7 +57,7 @@ describe('the quick check of path-count pages', () => {
   });
 
   it('skips zod for a page it accepts and leaves every other body to zod, which words the error', () => {
-    const inner = pathCountsSchema('visitors');
+    const inner = pathCountsSchema(z, 'visitors');
     const spy = vi.spyOn(inner, 'safeParse');
     const fast = withQuickCheck(inner, accepts);
     const body = valid();

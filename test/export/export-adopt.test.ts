@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MintlifyClient } from '../../src/api/index.js';
 import { FindingLog, getDataset, RowContext } from '../../src/datasets/index.js';
+import { schemaOf } from '../../src/datasets/dataset-schema.js';
 import { insertRowBatch, recordRunEvent } from '../../src/warehouse/index.js';
 import { openExportStack, TEST_API_KEY, type ExportStack } from '../support/export-stack.js';
 
@@ -28,7 +29,7 @@ describe('a window lost from Redis', () => {
     const rows: Record<string, unknown>[] = [];
     for (let page = 0; page < 3; page++) {
       const params: Record<string, string> = { dateFrom: window.dateFrom, dateTo: window.dateTo, limit: '100', ...(cursor ? { cursor } : {}) };
-      const { value } = await client.getAnalyticsPage(project, 'feedback', params, feedback.schema);
+      const { value } = await client.getAnalyticsPage(project, 'feedback', params, schemaOf(feedback));
       const ctx = new RowContext(new FindingLog(), 'keep');
       const view = feedback.page(value, ctx);
       rows.push(...view.items.map((item) => feedback.row(item, ctx)));

@@ -4,6 +4,7 @@
  */
 import type { CallOptions, MintlifyClient } from '../../src/api/index.js';
 import { getDataset } from '../../src/datasets/index.js';
+import { schemaOf } from '../../src/datasets/dataset-schema.js';
 
 export interface VisitorsQuery {
   dateFrom: string;
@@ -21,6 +22,6 @@ export interface VisitorsPage {
 export async function getVisitorsPage(client: MintlifyClient, projectId: string, query: VisitorsQuery, call?: CallOptions): Promise<VisitorsPage> {
   const visitors = getDataset('visitors');
   const params = { dateFrom: query.dateFrom, dateTo: query.dateTo, limit: String(query.limit), offset: String(query.offset) };
-  const { value } = await client.getAnalyticsPage(projectId, visitors.endpoint, params, visitors.schema, call);
+  const { value } = await client.getAnalyticsPage(projectId, visitors.endpoint, params, schemaOf(visitors), call);
   return value as VisitorsPage;
 }

@@ -2,7 +2,7 @@
  * Every dataset the emulator serves, by the pipeline's dataset names (src/datasets/): one fixture
  * file each. The type makes a name missing here, or one the pipeline does not know, a compile error.
  */
-import type { DatasetName } from '../../datasets/dataset.js';
+import type { DatasetName } from '../../datasets/index.js';
 import type { EmulatorDataset } from '../analytics-dataset.js';
 import { assistant } from './assistant.js';
 import { assistantCallerStats } from './assistant-caller-stats.js';
