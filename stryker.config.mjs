@@ -19,7 +19,6 @@ export default {
     'src/prompts/prompt-transitions.ts', // the one table of prompt states and moves
     'src/prompts/plan-chains.ts', // chains: which rows wait for which
     'src/prompts/prompt-timing.ts', // the plain backoff
-    'src/export/enqueue.ts', // window jobs: run ids and priorities (the adding itself needs Redis)
     'src/export/nightly-plan.ts', // which windows a night exports
   ],
   testRunner: 'vitest',

@@ -16,6 +16,7 @@ export default {
     'src/export/page-read.ts', // window load: what a page's answer means, its rows
     'src/export/page-window.ts', // window load: page, check, load
     'src/export/complete-window.ts', // window completion
+    'src/export/enqueue.ts', // window jobs: run ids, priorities, one job per window in flight (real Redis; its unit tests run too)
     'src/export/batch-loader.ts', // window load: batches and checkpoints
     'src/warehouse/export-runs.ts', // window completion records
     'src/datasets/dataset-tables.ts', // a dataset's own tables: settings, the latest-complete view (test/datasets/dataset-tables.test.ts)

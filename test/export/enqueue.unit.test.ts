@@ -1,8 +1,7 @@
 /**
  * What enqueue.ts decides without a queue: a window job's run id and its priority (nightly before
  * re-exports before manual windows; within a kind, datasets in the configured order). The adding
- * itself (deduplication by window) needs Redis: test/export/cancel-windows.test.ts and
- * test/cli/wait-for-windows.test.ts run it.
+ * itself (deduplication by window) needs Redis: test/export/enqueue.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { newRunId, PRIORITY, windowPriority } from '../../src/export/enqueue.js';

@@ -60,6 +60,12 @@ describe('page checks', () => {
     expect(() => last.check({ items: ['2'], hasMore: false, nextCursor: 'X' }, ids('2'), 1, 'X')).not.toThrow();
   });
 
+  it('calls the same keys again on a one-call page (a fanout thread) a key seen twice, not a repeated page', () => {
+    const checks = new PageChecks({ limit: undefined, keyColumn: 'path', paginated: false });
+    checks.check(page(['a', 'b'], false), rows('a', 'b'), 0, null);
+    expect(() => checks.check(page(['a', 'b'], false), rows('a', 'b'), 1, null)).toThrow(UnstableWindowError);
+  });
+
   it('tells keys apart whatever they contain: an empty key first, or keys that would join into another', () => {
     expect(() => offsetChecks().check(page(['']), rows(''), 0, null)).not.toThrow();
     const checks = offsetChecks();
