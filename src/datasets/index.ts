@@ -37,19 +37,27 @@ export type DatasetName = keyof typeof REGISTRY;
 export const DATASET_NAMES = Object.keys(REGISTRY) as [DatasetName, ...DatasetName[]];
 
 /** Every dataset, in the default priority order of the nightly plan. */
-export const DATASETS: readonly Dataset[] = checked(Object.values(REGISTRY));
+export const DATASETS: readonly Dataset[] = checkRegistry(REGISTRY);
 
 /** The migrations of the datasets that carry their own tables, for the warehouse's list. */
-export const DATASET_MIGRATIONS: readonly DatasetMigration[] = DATASETS.flatMap((dataset) => (dataset.migration ? [dataset.migration] : []));
+export const DATASET_MIGRATIONS: readonly DatasetMigration[] = migrationsOf(DATASETS);
 
-/** A declaration named unlike its key, or a fanout from an unknown dataset, fails on load. */
-function checked(datasets: Dataset[]): Dataset[] {
-  datasets.forEach((dataset, i) => {
-    if (dataset.name !== DATASET_NAMES[i]) throw new TypeError(`dataset "${DATASET_NAMES[i]}" declares the name "${dataset.name}"`);
+/**
+ * A registry's datasets, in its order; a declaration named unlike its key, or a fanout from a name
+ * the registry does not hold, is a TypeError (run on load, so a bad registry never starts).
+ */
+export function checkRegistry(registry: Readonly<Record<string, Dataset>>): Dataset[] {
+  return Object.entries(registry).map(([key, dataset]) => {
+    if (dataset.name !== key) throw new TypeError(`dataset "${key}" declares the name "${dataset.name}"`);
     const { pagination } = dataset;
-    if (pagination.kind === 'fanout' && !isDatasetName(pagination.source)) throw new TypeError(`dataset "${dataset.name}" fans out from unknown "${pagination.source}"`);
+    if (pagination.kind === 'fanout' && !Object.hasOwn(registry, pagination.source)) throw new TypeError(`dataset "${key}" fans out from unknown "${pagination.source}"`);
+    return dataset;
   });
-  return datasets;
+}
+
+/** The migrations the datasets carry, in the datasets' order (the warehouse sorts them by version). */
+export function migrationsOf(datasets: readonly Dataset[]): DatasetMigration[] {
+  return datasets.flatMap((dataset) => (dataset.migration ? [dataset.migration] : []));
 }
 
 export function isDatasetName(name: string): name is DatasetName {
