@@ -18,9 +18,14 @@ import { InvalidJobDataError, parsePromptQueueJob, type PromptQueueJob } from '.
 import { budgetSpent, lastAttempt } from '../src/queue/crash-budget.js';
 import { toQueueError } from './job-control.js';
 
-export function createPromptProcessor(deps: PromptDeps): (job: Job, token?: string) => Promise<unknown> {
+/** The prompts queue's processor, and a wait for the ledger writes its runs left behind. */
+export type PromptProcessor = ((job: Job, token?: string) => Promise<unknown>) & { idle(): Promise<void> };
+
+export function createPromptProcessor(deps: PromptDeps): PromptProcessor {
   const ctx = createPromptContext(deps);
-  return async function processPrompt(job: Job, token?: string): Promise<unknown> {
+  return Object.assign(processPrompt, { idle: () => ctx.writer.idle() });
+
+  async function processPrompt(job: Job, token?: string): Promise<unknown> {
     // Every line of this run carries the queue and the job id (the step adds batch, prompt, project, job).
     const jobCtx = { ...ctx, logger: ctx.logger.child({ queue: job.queueName, jobId: job.id }) };
     // Checked before anything runs: a job with bad data fails alone, for good, and records nothing.
@@ -59,5 +64,5 @@ export function createPromptProcessor(deps: PromptDeps): (job: Job, token?: stri
       if (final) await abandonPrompt(jobCtx, data, error.message);
       throw error;
     }
-  };
+  }
 }

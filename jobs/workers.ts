@@ -44,6 +44,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
   const { config, logger } = deps;
   const workers: Worker[] = [];
   const connections: Redis[] = [];
+  /** Writes the processors' runs left behind (the ledger's group commit): waited for once the workers stopped. */
+  const writesBehind: Array<() => Promise<void>> = [];
   // Jobs this process's processors are running right now: an idle set closes without pause().
   let running = 0;
   const counted =
@@ -94,6 +96,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
       logger,
       observer: deps.promptObserver,
     });
+    writesBehind.push(processPrompt.idle);
     workers.push(new Worker(QUEUE_NAMES.prompts, counted(processPrompt), { ...common('prompts'), concurrency: config.prompts.concurrency }));
   }
   for (const worker of workers) {
@@ -111,7 +114,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
 
   return {
     workers,
-    close: () => closeWorkers(workers, connections, { idle: () => running === 0, graceMs: config.shutdownGraceMs, logger }),
+    close: () => closeWorkers(workers, connections, { idle: () => running === 0, writesBehind, graceMs: config.shutdownGraceMs, logger }),
   };
 }
 
@@ -145,7 +148,11 @@ function exportProcessor(deps: WorkerDeps): (job: Job, token?: string) => Promis
  * Closes the workers within the grace period, then force-closes: a job cut off is released to the
  * queue as stalled and resumed from its checkpoint by the next worker.
  */
-async function closeWorkers(workers: Worker[], connections: Redis[], options: { idle: () => boolean; graceMs: number; logger: Logger }): Promise<void> {
+async function closeWorkers(
+  workers: Worker[],
+  connections: Redis[],
+  options: { idle: () => boolean; writesBehind: ReadonlyArray<() => Promise<void>>; graceMs: number; logger: Logger },
+): Promise<void> {
   const { logger } = options;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
@@ -165,8 +172,11 @@ async function closeWorkers(workers: Worker[], connections: Redis[], options: { 
   // period; past it, dropping the connections stops its lock renewal the same way.
   const closing = Promise.all(workers.map((w) => w.close(result === 'timeout'))).then(() => 'closed' as const);
   const closed = result === 'timeout' ? await closing : await Promise.race([closing, timeout]);
+  // A write a run left behind (the ledger's group commit) ends before the warehouse closes: the
+  // embedded engine, closed under a running insert, can hang the process at exit.
+  const written = closed === 'timeout' ? 'timeout' : await Promise.race([Promise.all(options.writesBehind.map((w) => w())).then(() => 'written' as const), timeout]);
   clearTimeout(timer);
-  if (closed === 'timeout') {
+  if (closed === 'timeout' || written === 'timeout') {
     logger.warn({ event: 'workers_force_close', graceMs: options.graceMs }, 'grace period over: releasing in-flight jobs');
     for (const c of connections) c.disconnect();
     return;

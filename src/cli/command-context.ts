@@ -5,6 +5,7 @@ import { createLogger, registerSecret, resolveLogFormat, type Logger } from '../
 import { prepareDataDir } from '../private-files.js';
 import { configuredEngine } from '../warehouse/factory.js';
 import type { Runtime } from './runtime.js';
+import { STOP_AFTER_GRACE_MS } from './run-until-signal.js';
 import { onStopSignal, signalExitCode } from './stop-signals.js';
 
 export interface CommandContext {
@@ -49,6 +50,8 @@ export async function withRuntime<T>(context: CommandContext, body: (runtime: Ru
     if (stopping) process.exit(signalExitCode(signal));
     stopping = true;
     context.logger.info({ event: 'signal', signal }, 'stopping');
+    // Never waits on a close forever: workers get the grace period, the rest a moment more.
+    setTimeout(() => process.exit(signalExitCode(signal)), runtime.config.shutdownGraceMs + STOP_AFTER_GRACE_MS).unref();
     void runtime.close().finally(() => process.exit(signalExitCode(signal)));
   });
   try {

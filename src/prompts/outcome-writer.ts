@@ -69,6 +69,14 @@ export class OutcomeWriter {
     });
   }
 
+  /**
+   * Resolves once nothing is being written: the workers' close waits for it before the warehouse
+   * closes, so no insert is still running in the engine when the process exits.
+   */
+  async idle(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) {

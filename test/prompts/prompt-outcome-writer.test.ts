@@ -83,4 +83,28 @@ describe('the prompt ledger writer', () => {
     expect(await storedVersions(records[2]!.promptId)).toContain(11);
     expect(lines.filter((l) => l.event === 'prompt_synced_marks_failed')).toHaveLength(2);
   });
+
+  it('is idle only once every write in flight ended, synced marks included (what a closing worker waits for)', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const marksDone = new Promise<void>((resolve) => (release = resolve));
+    const writer = new OutcomeWriter(
+      stack.warehouse,
+      storeMarking(async () => {
+        await marksDone;
+        order.push('marked');
+      }),
+      pino({ enabled: false }),
+    );
+    await writer.idle();
+    // Left behind, as a run that waits leaves its write: nobody awaits it.
+    const behind = writer.write([{ ...records[3]!, version: 13 }]).then(() => order.push('stored'));
+    const idle = writer.idle().then(() => order.push('idle'));
+    await behind;
+    expect(order).toEqual(['stored']);
+    release();
+    await idle;
+    expect(order).toEqual(['stored', 'marked', 'idle']);
+    expect(await storedVersions(records[3]!.promptId)).toContain(13);
+  });
 });
