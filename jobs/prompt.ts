@@ -1,5 +1,5 @@
 /**
- * Processor of the prompts queue. `batch` jobs start a submitted batch; `prompt` jobs send one
+ * Processor of the prompts queue. `batch` jobs start a submitted batch (prompt-batch.ts); `prompt` jobs send one
  * prompt and poll its agent job, one step per run (src/prompts/prompt-step.ts). A step that must
  * wait (poll interval, busy agent job, budget, 429) becomes a delayed job: no worker sleeps.
  * Errors the queue should retry are rethrown; when the queue gives up, the prompt ends with what
@@ -11,12 +11,12 @@ import {
   BATCH_JOB,
   createPromptContext,
   runPromptStep,
-  startBatch,
   type PromptDeps,
 } from '../src/prompts/index.js';
 import { InvalidJobDataError, parsePromptQueueJob, type PromptQueueJob } from '../src/prompts/prompt-job-data.js';
 import { budgetSpent, lastAttempt } from '../src/queue/crash-budget.js';
 import { toQueueError } from './job-control.js';
+import { processBatchJob } from './prompt-batch.js';
 
 /** The prompts queue's processor, and a wait for the ledger writes its runs left behind. */
 export type PromptProcessor = ((job: Job, token?: string) => Promise<unknown>) & { idle(): Promise<void> };
@@ -37,7 +37,7 @@ export function createPromptProcessor(deps: PromptDeps): PromptProcessor {
       jobCtx.logger.warn({ event: 'prompt_job_invalid', reason: err.message }, 'prompt job has bad data');
       throw new UnrecoverableError(`${err.name}: ${err.message}`);
     }
-    if (checked.name === BATCH_JOB) return startBatch(jobCtx, checked.data);
+    if (checked.name === BATCH_JOB) return processBatchJob(jobCtx, job, checked.data);
     const data = checked.data;
     if (budgetSpent(job)) {
       // Its worker crashed until the attempts were spent (src/queue/crash-budget.ts): end the

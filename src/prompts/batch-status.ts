@@ -69,6 +69,8 @@ export interface BatchStatus {
   /** Prompts held behind an ambiguous step of their chain (queued; sent once that step is resent). */
   held: number;
   byStatus: Record<PromptStatus, number>;
+  /** Why the batch job gave up before it started the batch (`prompts recover` starts it again); absent otherwise. */
+  startFailure?: { reason: string; at: string };
   /** Every prompt, in file order (only when asked for). */
   prompts?: PromptSummary[];
   /** Final prompts other than `completed`, in file order (only when asked for). */
@@ -110,7 +112,16 @@ export async function batchStatus(redis: Redis, prefix: string, batchId: string,
   const meta = await store.batchMeta(batchId);
   if (!meta) throw new BatchNotFoundError(batchId);
   const counts = await store.batchCounts(batchId);
-  const status: BatchStatus = { batchId, source: meta.source, total: meta.total, done: counts.done, held: counts.held, byStatus: counts.byStatus };
+  const failed = meta.startFailure;
+  const status: BatchStatus = {
+    batchId,
+    source: meta.source,
+    total: meta.total,
+    done: counts.done,
+    held: counts.held,
+    byStatus: counts.byStatus,
+    ...(failed ? { startFailure: { reason: failed.reason, at: new Date(failed.atMs).toISOString() } } : {}),
+  };
   if (!options.prompts) return status;
   const records = (await store.readMany(await store.batchPromptIds(batchId))).filter((r): r is PromptRecord => r !== undefined);
   const byChain = new Map<string, PromptRecord[]>();

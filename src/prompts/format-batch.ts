@@ -1,5 +1,6 @@
 /** Text views of a batch for the CLI: a one-line progress summary and the status report. */
 import { nonZeroCounts, type BatchStatus, type ChainSummary, type PromptSummary } from './batch-status.js';
+import { startFailureLine } from './batch-start-failure.js';
 import { isDelivered } from './prompt-status.js';
 
 /** Chains listed one per line in a report; more are summed up. */
@@ -50,6 +51,7 @@ function promptLine(p: PromptSummary, chainJobs: ChainJobs): string {
 /** The report of `prompts status` and of `prompts send --wait` (text); `everyPrompt` lists each prompt too. */
 export function formatBatchReport(status: BatchStatus, options: { everyPrompt?: boolean } = {}): string {
   const lines = [`batch ${status.batchId}${status.source ? ` (${status.source})` : ''}: ${status.total} prompt${status.total === 1 ? '' : 's'}, ${status.done} final`];
+  if (status.startFailure) lines.push(`${startFailureLine(status.batchId, status.startFailure.reason, status.byStatus.queued)} (at ${status.startFailure.at})`);
   for (const [s, n] of nonZeroCounts(status.byStatus)) lines.push(`  ${s.padEnd(10)} ${n}`);
   const chains = status.chains ?? [];
   const chainJobs: ChainJobs = new Map(chains.flatMap((c) => (c.jobId ? [[c.chain, c.jobId] as const] : [])));

@@ -24,6 +24,7 @@ export {
   type PromptSummary,
 } from './batch-status.js';
 export { waitForBatch, type WaitOptions } from './wait-for-batch.js';
+export { BatchStartFailedError, startFailureReason } from './batch-start-failure.js';
 export { resendAmbiguous, type ResendOptions, type ResendResult } from './resend-ambiguous.js';
 export { cancelBatch, type CancelResult } from './cancel-batch.js';
 export { BatchNotInLedgerError, requestRecovery, waitForRecovery, type RecoveryRequest } from './recover-batch.js';

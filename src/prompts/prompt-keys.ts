@@ -18,7 +18,7 @@ export class PromptKeys {
     return `${this.prefix}:p:${promptId}`;
   }
 
-  /** Hash: a batch's meta (total, createdAt, source file). */
+  /** Hash: a batch's meta (total, createdAt, source file, start generation, why its last start failed). */
   batch(batchId: string): string {
     return `${this.prefix}:b:${batchId}`;
   }

@@ -8,6 +8,7 @@ import { isNoScript, type LuaScript } from './lua-script.js';
 import type { PromptInput } from './prompt-input.js';
 import type { PromptKind } from './plan-chains.js';
 import { decodeRecord, F, pairsToHash, type PromptRecord, type RecordField } from './prompt-record.js';
+import { RECORD_START_FAILURE } from './batch-scripts.js';
 import { PromptKeys } from './prompt-keys.js';
 import { assertMove, stateOf } from './prompt-transitions.js';
 import { ADOPT, CREATE_PROMPT, LANE_ENTER, LANE_LEAVE, MARK_SYNCED, PATCH, RESEND, SET_HELD, TRANSITION } from './prompt-scripts.js';
@@ -52,7 +53,23 @@ export interface BatchMeta {
   forced?: boolean;
   /** Rebuilt from the ledger by `prompts recover` after Redis lost it. @default false */
   recovered?: boolean;
+  /**
+   * Why the last batch job gave up starting it (its attempts spent, or a failure no retry fixes);
+   * cleared when a start is asked for again and when one succeeds. @default none
+   */
+  startFailure?: StartFailure;
 }
+
+/** A batch job that ended for good before its batch was started: why, and when. */
+export interface StartFailure {
+  /** One line. */
+  reason: string;
+  atMs: number;
+}
+
+/** Batch meta fields of a start failure. */
+const START_FAILED = 'startFailed';
+const START_FAILED_AT = 'startFailedAt';
 
 export interface NewPrompt extends PromptInput {
   promptId: string;
@@ -326,7 +343,26 @@ export class PromptStore {
   async batchMeta(batchId: string): Promise<BatchMeta | undefined> {
     const hash = await this.redis.hgetall(this.keys.batch(batchId));
     if (hash.total === undefined) return undefined;
-    return { batchId, total: Number(hash.total), createdAtMs: Number(hash.createdAt ?? 0), source: hash.source ?? '', forced: hash.forced === '1', recovered: hash.recovered === '1' };
+    const failed = hash[START_FAILED];
+    return {
+      batchId,
+      total: Number(hash.total),
+      createdAtMs: Number(hash.createdAt ?? 0),
+      source: hash.source ?? '',
+      forced: hash.forced === '1',
+      recovered: hash.recovered === '1',
+      ...(failed === undefined ? {} : { startFailure: { reason: failed, atMs: Number(hash[START_FAILED_AT] ?? 0) } }),
+    };
+  }
+
+  /** Records why the batch job gave up starting the batch; false when Redis no longer has the batch. */
+  async recordStartFailure(batchId: string, failure: StartFailure): Promise<boolean> {
+    return Number(await RECORD_START_FAILURE.run(this.redis, [this.keys.batch(batchId)], [failure.reason, failure.atMs])) === 1;
+  }
+
+  /** Forgets a recorded start failure (the batch started, or a start was asked for again). */
+  async clearStartFailure(batchId: string): Promise<void> {
+    await this.redis.hdel(this.keys.batch(batchId), START_FAILED, START_FAILED_AT);
   }
 
   /** Prompts per status, how many are final, and how many are held behind an ambiguous step of their chain. */
@@ -341,9 +377,17 @@ export class PromptStore {
     return this.redis.zrange(this.keys.batchPrompts(batchId), 0, -1);
   }
 
-  /** Bumps and returns the batch's start generation (each start of a batch job gets its own id). */
+  /**
+   * Bumps and returns the batch's start generation (each start of a batch job gets its own id).
+   * A start asked for again replaces a recorded failure of the last one: followers wait for the
+   * new job instead of reporting the old failure.
+   */
   async nextBatchGeneration(batchId: string): Promise<number> {
-    return this.redis.hincrby(this.keys.batch(batchId), 'generation', 1);
+    const key = this.keys.batch(batchId);
+    const replies = (await this.redis.multi().hincrby(key, 'generation', 1).hdel(key, START_FAILED, START_FAILED_AT).exec()) ?? [];
+    const [err, generation] = replies[0] ?? [new Error(`batch ${batchId}: no reply to the generation bump`)];
+    if (err) throw err;
+    return Number(generation);
   }
 
   /**

@@ -68,6 +68,8 @@ export async function startBatch(ctx: PromptContext, data: BatchJobData, options
   const sentHere = new Set(sendNow.map((r) => r.promptId));
   await repairLaneHeads(ctx.store, ctx.queue, heads.filter((id) => !sentHere.has(id)), fresh);
   await sendWithGuards(ctx.queue, sendNow, ctx.timing.sendGuardMs, (head) => sendInThisRun(ctx, head));
+  // Started: a failure an earlier job of the batch recorded no longer holds.
+  await ctx.store.clearStartFailure(data.batchId);
   ctx.logger.info(
     { event: 'prompts.batch_started', batch: data.batchId, prompts: records.length, laned: waiting.length, heads: heads.length, sentByBatchJob: sendNow.length, adopted, rebuilt },
     'batch started',

@@ -1,9 +1,11 @@
 /**
  * Follows a batch until every prompt's outcome is final or held behind an ambiguous step of its
  * chain (only an explicit resend or cancel moves those), reading only Redis (workers may be remote).
+ * A batch whose batch job gave up starting it moves only on `prompts recover`: following it stops.
  */
 import type { Redis } from 'ioredis';
 import { batchStatus, type BatchStatus } from './batch-status.js';
+import { BatchStartFailedError } from './batch-start-failure.js';
 import { abortableSleep } from '../api/abortable-sleep.js';
 import type { WorkerWatch } from '../queue/worker-watch.js';
 
@@ -21,7 +23,10 @@ export interface WaitOptions {
   watch?: { workers: WorkerWatch; unserved: (status: BatchStatus) => Error };
 }
 
-/** Resolves with the final status (every prompt listed) once all prompts are final or held. */
+/**
+ * Resolves with the final status (every prompt listed) once all prompts are final or held; rejects
+ * with BatchStartFailedError when the batch's start failed for good.
+ */
 export async function waitForBatch(redis: Redis, prefix: string, batchId: string, options: WaitOptions = {}): Promise<BatchStatus> {
   const intervalMs = options.intervalMs ?? 250;
   for (;;) {
@@ -29,6 +34,7 @@ export async function waitForBatch(redis: Redis, prefix: string, batchId: string
     const status = await batchStatus(redis, prefix, batchId);
     options.onProgress?.(status);
     if (status.done + status.held >= status.total) return batchStatus(redis, prefix, batchId, { prompts: true });
+    if (status.startFailure) throw new BatchStartFailedError(batchId, status.startFailure.reason, status.byStatus.queued);
     if (await options.watch?.workers.lapsed()) throw options.watch!.unserved(status);
     await abortableSleep(intervalMs, options.signal);
   }

@@ -5,7 +5,8 @@
  * than the worker's `maxStalledCount` on its own, without running the processor, so nothing would
  * record why. So workers set `maxStalledCount` to the attempts (BullMQ's limit is only a backstop)
  * and the processors end a job whose budget is spent themselves, when it starts again, recording
- * what the run or the prompt was left at. See docs/operations.md, "Crash limits".
+ * what the run or the prompt was left at, or why a batch did not start. See docs/operations.md,
+ * "Crash limits".
  */
 import type { Job } from 'bullmq';
 

@@ -7,7 +7,8 @@
  *
  * Exit codes: 2 for bad usage or any bad line (the good lines are still enqueued); with --wait,
  * 1 when a prompt did not end delivered (rejected, timed_out, ambiguous, skipped, cancelled, or
- * held behind an ambiguous step); 1 when Redis lost the batch (the message names `recover`);
+ * held behind an ambiguous step) and when the batch's start failed for good (the message names
+ * `recover`; `status` shows it and exits 0); 1 when Redis lost the batch (the message names `recover`);
  * 2 for a batch neither Redis nor the ledger knows (a mistyped id); else 0.
  */
 import type { Command } from 'commander';
