@@ -80,7 +80,8 @@ describe.skipIf(SKIP)(TITLE, () => {
     datasetSeed = await seedDatasetData(stack.warehouse, { projectId: seed.projectId });
     // A worker of this installation runs with a budget of its own; the dashboard's process has the default.
     const worker = describeProcess('worker', loadConfig({ MINTPIPE_ANALYTICS_RATE: '7/1m', MINTPIPE_PROJECTS: seed.projectId }), { queues: ['export'], scheduler: false });
-    published = await publishInstallation(stack.redis, stack.prefix, { ...worker, pid: 4242, host: 'worker-host' });
+    // On another machine: its pid cannot be checked from here, so its record stands until it lapses.
+    published = await publishInstallation(stack.redis, stack.prefix, { ...worker, pid: 4242, host: 'worker-host', pidSpace: 'worker-host-boot/pid:[1]' });
     await stack.queue(QUEUE_NAMES.export).add('window', { projectId: seed.projectId });
     dashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, logger });
     emptyDashboard = await startDashboard({ runtime: emptyStack.source, host: '127.0.0.1', port: 0, logger });
@@ -204,11 +205,12 @@ describe.skipIf(SKIP)(TITLE, () => {
   });
 
   it('says when a listed process has missed its heartbeat (killed, its record not lapsed yet)', async () => {
-    // A record as a process killed 2 s after its last refresh leaves it: refreshed every 100 ms, 60 s to live.
+    // A record as a process on another machine, killed 2 s after its last refresh, leaves it: refreshed
+    // every 100 ms, 60 s to live (one on this machine drops out at once: status-installation.test).
     const worker = describeProcess('worker', loadConfig({ MINTPIPE_PROJECTS: seed.projectId }), { queues: ['prompts'], scheduler: false });
     const key = `${stack.prefix}:installation:gone-host:5151:dead0000`;
     const setAt = Date.now();
-    await stack.redis.set(key, JSON.stringify({ ...worker, pid: 5151, host: 'gone-host', refresh: { everyMs: 100, ttlMs: 60_000 } }), 'PX', 58_000);
+    await stack.redis.set(key, JSON.stringify({ ...worker, pid: 5151, host: 'gone-host', pidSpace: 'gone-host-boot/pid:[1]', refresh: { everyMs: 100, ttlMs: 60_000 } }), 'PX', 58_000);
     try {
       const page = await openPage(dashboard.url);
       await page.waitForSelector('#installation [data-notice="heartbeat-late"]');
