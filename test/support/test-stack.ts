@@ -11,7 +11,7 @@ import type { Queue } from 'bullmq';
 import { loadConfig, type MintpipeConfig } from '../../config/index.js';
 import { Runtime, type RuntimeOptions } from '../../src/cli/runtime.js';
 import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from '../../src/emulator/index.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import type { QueueName } from '../../src/queue/queues.js';
 import { runQuery, type Warehouse } from '../../src/warehouse/index.js';
 import { sweepPrefix } from './sweep-prefix.js';
@@ -32,6 +32,8 @@ export interface TestStackOptions {
   database?: string;
   /** Queues worked by in-process workers. @default none */
   workers?: QueueName[];
+  /** Where the runtime logs. @default a logger at the env's LOG_LEVEL on stdout */
+  logger?: Logger;
   /** The runtime's observers (API attempts, pipeline counters). @default none */
   observers?: Pick<RuntimeOptions, 'onApiEvent' | 'exportObserver' | 'promptObserver'>;
 }
@@ -79,7 +81,8 @@ async function open(options: TestStackOptions, teardown: Teardown): Promise<Test
   const held: { runtime?: Runtime } = {};
   // Registered before the runtime opens, so it runs after the runtime closed: nothing writes any more.
   if (ownPrefix) teardown.add(() => held.runtime && sweepPrefix(held.runtime.redisTarget, prefix));
-  const runtime = await Runtime.open({ config, logger: createLogger({ level: config.logLevel, pretty: false }), ...options.observers });
+  const logger = options.logger ?? createLogger({ level: config.logLevel, pretty: false });
+  const runtime = await Runtime.open({ config, logger, ...options.observers });
   held.runtime = runtime;
   teardown.add(() => runtime.close());
   const warehouse = await runtime.warehouse();
