@@ -11,6 +11,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { openDashboardStack } from '../support/dashboard-stack.js';
+import { openExportStack } from '../support/export-stack.js';
+import { openPromptStack } from '../support/prompts-stack.js';
 import { openTestStack } from '../support/test-stack.js';
 
 /** A name of this test's own: every prefix and temp dir of its stacks carries it. */
@@ -83,5 +86,38 @@ describe('a test stack', () => {
       expect(await keysOf(volatile.url, name)).toEqual([]);
       await expectNothingHeld();
     });
+  });
+});
+
+describe('each preset', () => {
+  it('the export stack leaves nothing once its windows ran and it closed', async () => {
+    const stack = await openExportStack();
+    expect(await stack.exportWindows([{ projectId: 'preset-docs', dateFrom: '2026-10-01', dateTo: '2026-10-02' }])).toMatchObject([{ state: 'completed' }]);
+    expect((await keysOf(process.env.REDIS_URL!, stack.prefix)).length).toBeGreaterThan(0);
+    await stack.close();
+    expect(await keysOf(process.env.REDIS_URL!, stack.prefix)).toEqual([]);
+    expect(existsSync(stack.dataDir)).toBe(false);
+    await expectNothingHeld();
+  });
+
+  it('the prompt stack leaves nothing once its batch finished and it closed', async () => {
+    const stack = await openPromptStack();
+    const batch = await stack.submit([{ projectId: 'preset', jobId: 'job-1', prompt: 'hello' }]);
+    await stack.finish(batch.batchId);
+    expect((await keysOf(process.env.REDIS_URL!, stack.prefix)).length).toBeGreaterThan(0);
+    await stack.close();
+    expect(await keysOf(process.env.REDIS_URL!, stack.prefix)).toEqual([]);
+    expect(existsSync(stack.dataDir)).toBe(false);
+    await expectNothingHeld();
+  });
+
+  it('the dashboard stack leaves nothing, its queues under the plain prefix too', async () => {
+    const stack = await openDashboardStack();
+    await stack.queue(QUEUE_NAMES.export).add('window', { later: true }, { delay: 3_600_000 });
+    expect(await keysOf(process.env.REDIS_URL!, `${stack.prefix}:export`)).not.toEqual([]);
+    await stack.close();
+    expect(await keysOf(process.env.REDIS_URL!, stack.prefix)).toEqual([]);
+    expect(existsSync(stack.dataDir)).toBe(false);
+    await expectNothingHeld();
   });
 });
