@@ -14,7 +14,8 @@ import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { openDashboardStack } from '../support/dashboard-stack.js';
 import { openExportStack } from '../support/export-stack.js';
 import { openPromptStack } from '../support/prompts-stack.js';
-import { openTestStack } from '../support/test-stack.js';
+import { runCli } from '../support/run-cli.js';
+import { openCliStack, openTestStack } from '../support/test-stack.js';
 
 /** A name of this test's own: every prefix and temp dir of its stacks carries it. */
 const uniqueName = () => `ts${randomBytes(3).toString('hex')}`;
@@ -119,5 +120,18 @@ describe('each preset', () => {
     expect(await keysOf(process.env.REDIS_URL!, stack.prefix)).toEqual([]);
     expect(existsSync(stack.dataDir)).toBe(false);
     await expectNothingHeld();
+  });
+});
+
+describe('a CLI stack (for tests that run mintpipe as child processes)', () => {
+  it('leaves no key its children wrote under its prefix and no data dir once closed', async () => {
+    const stack = await openCliStack({ emulator: {} });
+    const run = await runCli(['export', '--project', 'cli-docs', '--from', '2026-10-01', '--to', '2026-10-02'], stack.env);
+    expect(run.code).toBe(0);
+    expect((await keysOf(process.env.REDIS_URL!, stack.prefix)).length).toBeGreaterThan(0);
+    expect(existsSync(stack.dataDir)).toBe(true);
+    await stack.close();
+    expect(await keysOf(process.env.REDIS_URL!, stack.prefix)).toEqual([]);
+    expect(existsSync(stack.dataDir)).toBe(false);
   });
 });

@@ -17,10 +17,17 @@ export interface DataDirShare {
 
 let shared: { dir: string; engines: Map<string, Record<string, string>>; users: number } | undefined;
 
-/** `dataDir` given (and not the shared one) is the caller's: it is never removed here. */
-export function shareDataDir(options: { name: string; dataDir?: string; database?: string }): DataDirShare {
+/**
+ * `dataDir` given (and not the shared one) is the caller's: it is never removed here. `alone` gives
+ * a dir of its own instead (for child processes, which this process must not share it with).
+ */
+export function shareDataDir(options: { name: string; dataDir?: string; database?: string; alone?: boolean }): DataDirShare {
   if (options.dataDir !== undefined && options.dataDir !== shared?.dir) {
     return { dir: options.dataDir, engine: databaseEnv(options.database), release: () => undefined };
+  }
+  if (options.alone) {
+    const dir = makeTempDir(options.name);
+    return { dir, engine: databaseEnv(options.database), release: () => rmSync(dir, { recursive: true, force: true }) };
   }
   shared ??= { dir: makeTempDir(options.name), engines: new Map(), users: 0 };
   const current = shared;

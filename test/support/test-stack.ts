@@ -68,16 +68,21 @@ export async function openTestStack(options: TestStackOptions = {}): Promise<Tes
   }
 }
 
-async function open(options: TestStackOptions, teardown: Teardown): Promise<TestStack> {
+/** What every stack has before any process part opens: its data dir, prefix, emulator and env. */
+async function openEnv(options: TestStackOptions & { alone?: boolean }, teardown: Teardown) {
   const name = options.name ?? 't';
-  const data = shareDataDir({ name, dataDir: options.dataDir, database: options.database });
+  const data = shareDataDir({ name, dataDir: options.dataDir, database: options.database, alone: options.alone });
   teardown.add(data.release);
   const ownPrefix = options.env?.MINTPIPE_QUEUE_PREFIX === undefined;
   const prefix = options.env?.MINTPIPE_QUEUE_PREFIX ?? randomPrefix(name);
   const emulator = options.emulator ? await startEmulator({ port: 0, ...options.emulator }) : undefined;
   if (emulator) teardown.add(() => emulator.close());
   const env = baseEnv({ prefix, dataDir: data.dir, engine: data.engine }, { ...(emulator ? { MINTLIFY_API_URL: emulator.url } : {}), ...options.env });
-  const config = loadConfig(env);
+  return { env, config: loadConfig(env), prefix, ownPrefix, dataDir: data.dir, emulator };
+}
+
+async function open(options: TestStackOptions, teardown: Teardown): Promise<TestStack> {
+  const { env, config, prefix, ownPrefix, dataDir, emulator } = await openEnv(options, teardown);
   const held: { runtime?: Runtime } = {};
   // Registered before the runtime opens, so it runs after the runtime closed: nothing writes any more.
   if (ownPrefix) teardown.add(() => held.runtime && sweepPrefix(held.runtime.redisTarget, prefix));
@@ -91,7 +96,7 @@ async function open(options: TestStackOptions, teardown: Teardown): Promise<Test
     env,
     config,
     prefix,
-    dataDir: data.dir,
+    dataDir,
     emulator,
     runtime,
     warehouse,
@@ -100,4 +105,30 @@ async function open(options: TestStackOptions, teardown: Teardown): Promise<Test
     onClose: (step) => teardown.add(step),
     close: () => teardown.run(),
   };
+}
+
+/** A stack for tests that run `mintpipe` as child processes: the env, a data dir of its own, the emulator; no runtime here. */
+export interface CliStack {
+  env: Record<string, string>;
+  prefix: string;
+  dataDir: string;
+  emulator: RunningEmulator | undefined;
+  /** Stops the emulator, removes every Redis key of the prefix and the data dir. */
+  close(): Promise<void>;
+}
+
+export async function openCliStack(options: Pick<TestStackOptions, 'name' | 'emulator' | 'env' | 'dataDir'> & { emulator: StartEmulatorOptions }): Promise<CliStack & { emulator: RunningEmulator }>;
+export async function openCliStack(options?: Pick<TestStackOptions, 'name' | 'emulator' | 'env' | 'dataDir'>): Promise<CliStack>;
+export async function openCliStack(options: Pick<TestStackOptions, 'name' | 'emulator' | 'env' | 'dataDir'> = {}): Promise<CliStack> {
+  const teardown = new Teardown();
+  try {
+    const { env, config, prefix, ownPrefix, dataDir, emulator } = await openEnv({ ...options, alone: true }, teardown);
+    const redisUrl = config.redis.url;
+    // The children are gone by close (the test ends them): what they wrote under the prefix goes.
+    if (ownPrefix && redisUrl !== undefined) teardown.add(() => sweepPrefix(redisUrl, prefix));
+    return { env, prefix, dataDir, emulator, close: () => teardown.run() };
+  } catch (err) {
+    await teardown.run().catch(() => undefined);
+    throw err;
+  }
 }
