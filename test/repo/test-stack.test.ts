@@ -45,6 +45,16 @@ async function expectNothingHeld(): Promise<void> {
   }
 }
 
+/** The stack has keys under its prefix and its data dir; once closed, neither, and nothing held. */
+async function expectClosedClean(stack: { prefix: string; dataDir: string; close(): Promise<void> }): Promise<void> {
+  expect((await keysOf(process.env.REDIS_URL!, stack.prefix)).length).toBeGreaterThan(0);
+  expect(existsSync(stack.dataDir)).toBe(true);
+  await stack.close();
+  expect(await keysOf(process.env.REDIS_URL!, stack.prefix)).toEqual([]);
+  expect(existsSync(stack.dataDir)).toBe(false);
+  await expectNothingHeld();
+}
+
 describe('a test stack', () => {
   it('leaves no key of its prefix in Redis, no data dir and no warehouse held once closed, workers, queues and all', async () => {
     const name = uniqueName();
@@ -94,44 +104,29 @@ describe('each preset', () => {
   it('the export stack leaves nothing once its windows ran and it closed', async () => {
     const stack = await openExportStack();
     expect(await stack.exportWindows([{ projectId: 'preset-docs', dateFrom: '2026-10-01', dateTo: '2026-10-02' }])).toMatchObject([{ state: 'completed' }]);
-    expect((await keysOf(process.env.REDIS_URL!, stack.prefix)).length).toBeGreaterThan(0);
-    await stack.close();
-    expect(await keysOf(process.env.REDIS_URL!, stack.prefix)).toEqual([]);
-    expect(existsSync(stack.dataDir)).toBe(false);
-    await expectNothingHeld();
+    await expectClosedClean(stack);
   });
 
   it('the prompt stack leaves nothing once its batch finished and it closed', async () => {
     const stack = await openPromptStack();
     const batch = await stack.submit([{ projectId: 'preset', jobId: 'job-1', prompt: 'hello' }]);
     await stack.finish(batch.batchId);
-    expect((await keysOf(process.env.REDIS_URL!, stack.prefix)).length).toBeGreaterThan(0);
-    await stack.close();
-    expect(await keysOf(process.env.REDIS_URL!, stack.prefix)).toEqual([]);
-    expect(existsSync(stack.dataDir)).toBe(false);
-    await expectNothingHeld();
+    await expectClosedClean(stack);
   });
 
   it('the dashboard stack leaves nothing, its queues under the plain prefix too', async () => {
     const stack = await openDashboardStack();
     await stack.queue(QUEUE_NAMES.export).add('window', { later: true }, { delay: 3_600_000 });
     expect(await keysOf(process.env.REDIS_URL!, `${stack.prefix}:export`)).not.toEqual([]);
-    await stack.close();
-    expect(await keysOf(process.env.REDIS_URL!, stack.prefix)).toEqual([]);
-    expect(existsSync(stack.dataDir)).toBe(false);
-    await expectNothingHeld();
+    await expectClosedClean(stack);
   });
 });
 
 describe('a CLI stack (for tests that run mintpipe as child processes)', () => {
-  it('leaves no key its children wrote under its prefix and no data dir once closed', async () => {
+  it('leaves no key its children wrote under its prefix, no data dir and nothing held once closed', async () => {
     const stack = await openCliStack({ emulator: {} });
     const run = await runCli(['export', '--project', 'cli-docs', '--from', '2026-10-01', '--to', '2026-10-02'], stack.env);
     expect(run.code).toBe(0);
-    expect((await keysOf(process.env.REDIS_URL!, stack.prefix)).length).toBeGreaterThan(0);
-    expect(existsSync(stack.dataDir)).toBe(true);
-    await stack.close();
-    expect(await keysOf(process.env.REDIS_URL!, stack.prefix)).toEqual([]);
-    expect(existsSync(stack.dataDir)).toBe(false);
+    await expectClosedClean(stack);
   });
 });
