@@ -6,20 +6,19 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { testEnv } from '../support/export-stack.js';
+import { UNPACED_ENV } from '../support/test-env.js';
+import { openCliStack, type CliStack } from '../support/test-stack.js';
 import { runCli, type CliResult } from '../support/run-cli.js';
 
-let emulator: RunningEmulator;
+let cli: CliStack | undefined;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0 });
-  env = testEnv({ MINTLIFY_API_URL: emulator.url, LOG_LEVEL: 'warn' });
+  const stack = await openCliStack({ emulator: {}, env: { ...UNPACED_ENV, LOG_LEVEL: 'warn' } });
+  env = stack.env;
+  cli = stack;
 });
-afterAll(async () => {
-  await emulator?.close();
-});
+afterAll(() => cli?.close());
 
 const mintpipe = (...args: string[]): Promise<CliResult> => runCli(args, env);
 

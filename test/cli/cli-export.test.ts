@@ -1,18 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { testEnv } from '../support/export-stack.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { UNPACED_ENV } from '../support/test-env.js';
+import { openCliStack, type CliStack } from '../support/test-stack.js';
 import { runCli } from '../support/run-cli.js';
 
+let cli: CliStack | undefined;
 let emulator: RunningEmulator;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0 });
-  env = testEnv({ MINTLIFY_API_URL: emulator.url, LOG_LEVEL: 'warn' });
+  const stack = await openCliStack({ emulator: {}, env: { ...UNPACED_ENV, LOG_LEVEL: 'warn' } });
+  ({ emulator, env } = stack);
+  cli = stack;
 });
-afterAll(async () => {
-  await emulator?.close();
-});
+afterAll(() => cli?.close());
 
 describe('mintpipe export and query (CLI)', () => {
   it('exports three days with --wait, then query shows their rows; --grain range adds the range as its own window', async () => {

@@ -4,17 +4,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config/index.js';
-import { Runtime } from '../../src/cli/runtime.js';
 import { getDataset } from '../../src/datasets/index.js';
 import { BatchLoader, type LoadedBatch } from '../../src/export/batch-loader.js';
-import { createLogger } from '../../src/logger.js';
 import { runProgress, selectRows, tableName, type RunWindow, type Warehouse } from '../../src/warehouse/index.js';
-import { testEnv } from '../support/export-stack.js';
+import { openTestStack, type TestStack } from '../support/test-stack.js';
 import { rejection, until } from '../support/wait.js';
 
 const visitors = getDataset('visitors');
-let runtime: Runtime;
+let stack: TestStack | undefined;
 let warehouse: Warehouse;
 
 const run = (): RunWindow => ({ dataset: 'visitors', runId: `loader-${randomBytes(4).toString('hex')}`, projectId: 'proj_loader', dateFrom: '2026-10-01', dateTo: '2026-10-02' });
@@ -35,13 +32,11 @@ async function batchesOf(runId: string): Promise<Array<{ start: number; end: num
 }
 
 beforeAll(async () => {
-  runtime = await Runtime.open({ config: loadConfig(testEnv()), logger: createLogger({ level: 'silent', pretty: false }) });
-  warehouse = await runtime.warehouse();
+  stack = await openTestStack();
+  warehouse = stack.warehouse;
 });
 
-afterAll(async () => {
-  await runtime?.close();
-});
+afterAll(() => stack?.close());
 
 describe('batch loader', () => {
   it('stores a batch with its findings and reports it loaded only once both are stored', async () => {

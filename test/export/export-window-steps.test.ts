@@ -4,10 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config/index.js';
-import { Runtime } from '../../src/cli/runtime.js';
+import type { Runtime } from '../../src/cli/runtime.js';
 import { getDataset } from '../../src/datasets/index.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { completeWindow } from '../../src/export/complete-window.js';
 import { BudgetWaitError, UnstableWindowError } from '../../src/export/errors.js';
 import type { ExportTask } from '../../src/export/export-types.js';
@@ -17,11 +16,13 @@ import { claimRun, freshCheckpoint } from '../../src/export/run-claim.js';
 import { createLogger } from '../../src/logger.js';
 import { RequestBudget } from '../../src/queue/request-budget.js';
 import { insertRowBatch, latestCompleteRun, latestRuns, type Warehouse } from '../../src/warehouse/index.js';
-import { testEnv } from '../support/export-stack.js';
+import { UNPACED_ENV } from '../support/test-env.js';
+import { openTestStack, type TestStack } from '../support/test-stack.js';
 import { rejection, until } from '../support/wait.js';
 
 const PROJECT = 'proj_steps';
 const logger = createLogger({ level: 'silent', pretty: false });
+let stack: TestStack | undefined;
 let emulator: RunningEmulator;
 let runtime: Runtime;
 let warehouse: Warehouse;
@@ -49,15 +50,12 @@ function fetcher(t: ExportTask, spend: RequestBudget, prefetchPages = 16): PageF
 const visitorRows = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ path: `/p${from + i}`, human: 1, ai: 0, total: 1 }));
 
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0 });
-  runtime = await Runtime.open({ config: loadConfig(testEnv({ MINTLIFY_API_URL: emulator.url })), logger });
-  warehouse = await runtime.warehouse();
+  const opened = await openTestStack({ emulator: {}, env: UNPACED_ENV });
+  ({ emulator, runtime, warehouse } = opened);
+  stack = opened;
 });
 
-afterAll(async () => {
-  await runtime?.close();
-  await emulator?.close();
-});
+afterAll(() => stack?.close());
 
 describe('claim or resume the run', () => {
   it('starts a fresh run at the first page and records it as running', async () => {

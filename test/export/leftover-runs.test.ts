@@ -11,6 +11,7 @@ import { enqueueWindows } from '../../src/export/enqueue.js';
 import { queueKeyPrefix } from '../../src/queue/queue-names.js';
 import { recordRunEvent } from '../../src/warehouse/index.js';
 import { openExportStack, testEnv } from '../support/export-stack.js';
+import { fileTempDir, randomPrefix } from '../support/test-env.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { runCli, startCli } from '../support/run-cli.js';
 import { until } from '../support/wait.js';
@@ -71,11 +72,12 @@ describe('runs left running', () => {
   }, 180_000);
 
   it('a run whose job ended without its final event is abandoned by the next export, which leaves no run running', async () => {
-    const stack = await openExportStack({ emulator: { port: 0 }, env: { MINTPIPE_REAP_AFTER: '1ms' } });
+    // The data dir and prefix outlive the stack (the next export runs on them): the test's, not the stack's.
+    const dataDir = fileTempDir('leftover');
+    const prefix = randomPrefix();
+    const stack = await openExportStack({ emulator: { port: 0 }, dataDir, env: { MINTPIPE_REAP_AFTER: '1ms', MINTPIPE_QUEUE_PREFIX: prefix } });
     const runId = 'visitors_final_event_lost';
     const window = { dataset: 'visitors' as const, projectId: 'lost-final-docs', dateFrom: '2026-10-01', dateTo: '2026-10-02' };
-    const dataDir = stack.config.dataDir;
-    const prefix = stack.config.queuePrefix;
     try {
       await recordRunEvent(stack.warehouse, { ...window, runId, kind: 'manual', status: 'running', rows: 0, pages: 0, requests: 0, startedAt: new Date(Date.now() - 60_000).toISOString() });
       // Its job fails for good before the run's final event is written (here: data the processor refuses).

@@ -6,9 +6,7 @@
 import { PassThrough } from 'node:stream';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config/index.js';
-import { Runtime } from '../../src/cli/runtime.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { Runtime } from '../../src/cli/runtime.js';
 import { addDays, dayInTimeZone } from '../../src/export/dates.js';
 import { enqueueWindows } from '../../src/export/enqueue.js';
 import { planWindows } from '../../src/export/windows.js';
@@ -16,13 +14,14 @@ import { createLogger } from '../../src/logger.js';
 import { startDashboard, type Dashboard } from '../../src/ops/dashboard-server.js';
 import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
-import { TEST_API_KEY, testEnv } from '../support/export-stack.js';
+import { TEST_API_KEY, UNPACED_ENV } from '../support/test-env.js';
+import { openTestStack, type TestStack } from '../support/test-stack.js';
 
 const PROJECT = 'live-docs';
 const PATHS_PER_DAY = 600; // 3 pages of at most 250 rows
 const DAYS = 3;
 
-let emulator: RunningEmulator;
+let stack: TestStack | undefined;
 let runtime: Runtime;
 let metrics: Metrics;
 let dashboard: Dashboard;
@@ -45,20 +44,18 @@ async function waitForJobs(queue: Queue, ids: string[]): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, apiKey: TEST_API_KEY, pathsFor: () => PATHS_PER_DAY });
-  const config = loadConfig(testEnv({ MINTLIFY_API_URL: emulator.url, LOG_LEVEL: 'debug', MINTPIPE_PREFETCH_PAGES: '1' }));
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => logLines.push(chunk.toString()));
   const logger = createLogger({ level: 'debug', pretty: false, destination: logStream });
   metrics = createMetrics();
-  runtime = await Runtime.open({
-    config,
+  stack = await openTestStack({
+    emulator: { apiKey: TEST_API_KEY, pathsFor: () => PATHS_PER_DAY },
+    env: { ...UNPACED_ENV, LOG_LEVEL: 'debug', MINTPIPE_PREFETCH_PAGES: '1' },
     logger,
-    onApiEvent: (event) => metrics.onApiEvent(event),
-    exportObserver: metrics.exportObserver,
-    promptObserver: metrics.promptObserver,
+    observers: { onApiEvent: (event) => metrics.onApiEvent(event), exportObserver: metrics.exportObserver, promptObserver: metrics.promptObserver },
+    workers: [QUEUE_NAMES.export],
   });
-  await runtime.startWorkers([QUEUE_NAMES.export]);
+  runtime = stack.runtime;
   const today = dayInTimeZone(new Date(), 'UTC');
   const queue = runtime.queue(QUEUE_NAMES.export);
   const enqueued = await enqueueWindows(queue, planWindows(PROJECT, addDays(today, -DAYS), today, 'day').map((w) => ({ ...w, dataset: 'visitors' as const, kind: 'manual' as const })));
@@ -69,8 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await dashboard?.close();
-  await runtime?.close();
-  await emulator?.close();
+  await stack?.close();
 });
 
 function sample(text: string, series: string): number | undefined {

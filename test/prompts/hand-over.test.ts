@@ -4,13 +4,12 @@
  * exit 2, one line naming the setting and both values — and neither emulator hears from it; with
  * the running installation's settings the same commands hand over and finish.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { TEST_API_KEY } from '../support/export-stack.js';
+import { TEST_API_KEY, testEnv } from '../support/test-env.js';
 import { runCli, startCli, type RunningCli } from '../support/run-cli.js';
 
 const OTHER_KEY = 'mint_another_secret_key_9876543210';
@@ -30,19 +29,14 @@ function heard(emulator: RunningEmulator): number {
 beforeAll(async () => {
   [first, second] = await Promise.all([startEmulator({ port: 0, agentTimeMs: 100 }), startEmulator({ port: 0, agentTimeMs: 100 })]);
   const dir = mkdtempSync(join(tmpdir(), 'mintpipe-hand-over-'));
-  envFirst = {
-    REDIS_URL: process.env.REDIS_URL!,
+  envFirst = testEnv({
     MINTLIFY_API_URL: first.url,
-    MINTLIFY_API_KEY: TEST_API_KEY,
-    MINTPIPE_QUEUE_PREFIX: `tho${randomBytes(4).toString('hex')}`,
     MINTPIPE_DATA_DIR: join(dir, 'data'),
-    MINTPIPE_ANALYTICS_RATE: 'off',
-    MINTPIPE_MESSAGE_RATE: 'off',
     MINTPIPE_POLL_INITIAL: '30ms',
     MINTPIPE_POLL_SETTLE: '200ms',
     MINTPIPE_POLL_MAX: '200ms',
     LOG_LEVEL: 'warn',
-  };
+  });
   envSecond = { ...envFirst, MINTLIFY_API_URL: second.url };
   promptFile = join(dir, 'prompts.jsonl');
   writeFileSync(promptFile, `${JSON.stringify({ projectId: 'hand-over', jobId: 'job-1', prompt: 'hello' })}\n`);

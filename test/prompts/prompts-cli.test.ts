@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSeededArchived, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runCli, startCli, type CliResult } from '../support/run-cli.js';
-import { TEST_API_KEY } from '../support/prompts-stack.js';
+import { TEST_API_KEY, testEnv } from '../support/test-env.js';
 
 const SEED = 42;
 let emulator: RunningEmulator;
@@ -15,18 +15,14 @@ let env: Record<string, string>;
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, seed: SEED, agentTimeMs: 100 });
   dir = mkdtempSync(join(tmpdir(), 'mintpipe-prompts-cli-'));
-  env = {
-    REDIS_URL: process.env.REDIS_URL!,
+  env = testEnv({
     MINTLIFY_API_URL: emulator.url,
-    MINTLIFY_API_KEY: TEST_API_KEY,
-    MINTPIPE_QUEUE_PREFIX: `tcli${randomBytes(4).toString('hex')}`,
     MINTPIPE_DATA_DIR: join(dir, 'data'),
-    MINTPIPE_MESSAGE_RATE: 'off',
     MINTPIPE_POLL_INITIAL: '30ms',
     MINTPIPE_POLL_SETTLE: '200ms',
     MINTPIPE_POLL_MAX: '200ms',
     LOG_LEVEL: 'warn',
-  };
+  });
 });
 
 afterAll(async () => {

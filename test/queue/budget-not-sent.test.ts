@@ -5,19 +5,19 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config/index.js';
-import { Runtime } from '../../src/cli/runtime.js';
+import type { Runtime } from '../../src/cli/runtime.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { enqueueWindows } from '../../src/export/enqueue.js';
-import { createLogger } from '../../src/logger.js';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
 import { analyticsBudget } from '../../src/queue/request-budget.js';
 import { runQuery } from '../../src/warehouse/index.js';
-import { testEnv } from '../support/export-stack.js';
 import { freePort } from '../support/ports.js';
+import { UNPACED_ENV } from '../support/test-env.js';
+import { openTestStack, type TestStack } from '../support/test-stack.js';
 import { until } from '../support/wait.js';
 
 let emulator: RunningEmulator;
+let stack: TestStack | undefined;
 let runtime: Runtime;
 let proxy: Server | undefined;
 const sockets = new Set<Socket>();
@@ -40,22 +40,23 @@ function openProxy(port: number): void {
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0 });
   const port = await freePort();
-  const env = testEnv({ MINTLIFY_API_URL: `http://127.0.0.1:${port}`, MINTPIPE_ANALYTICS_RATE: '1000/1h' });
-  runtime = await Runtime.open({
-    config: loadConfig(env),
-    logger: createLogger({ level: 'silent', pretty: false }),
-    // The first refused attempt opens the way: the run then meets the emulator's faults.
-    onApiEvent: (event) => {
-      if (event.reason !== 'network') return;
-      refused++;
-      if (!proxy) openProxy(port);
+  stack = await openTestStack({
+    env: { ...UNPACED_ENV, MINTLIFY_API_URL: `http://127.0.0.1:${port}`, MINTPIPE_ANALYTICS_RATE: '1000/1h' },
+    workers: [QUEUE_NAMES.export],
+    observers: {
+      // The first refused attempt opens the way: the run then meets the emulator's faults.
+      onApiEvent: (event) => {
+        if (event.reason !== 'network') return;
+        refused++;
+        if (!proxy) openProxy(port);
+      },
     },
   });
-  await runtime.startWorkers([QUEUE_NAMES.export]);
+  runtime = stack.runtime;
 });
 
 afterAll(async () => {
-  await runtime?.close();
+  await stack?.close();
   for (const s of sockets) s.destroy();
   await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
   await emulator?.close();

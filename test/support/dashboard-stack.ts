@@ -1,32 +1,26 @@
 /**
- * A stack for dashboard and metrics tests: the test Redis (REDIS_URL from the global setup) with
- * queues under a random prefix, and an embedded warehouse in a temp dir, seeded through the
- * warehouse's own store functions the way an export and a prompt batch would write it.
+ * The dashboard preset of the test stack (test-stack.ts): no emulator and no workers; the queues
+ * under the plain queue prefix, as the dashboard reads them; and seeding helpers that write the
+ * warehouse through its own store functions, the way an export and a prompt batch would.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { loadConfig } from '../../config/index.js';
 import { addDays, dayInTimeZone } from '../../src/export/dates.js';
 import type { OpsSource } from '../../src/ops/ops-source.js';
-import { ALL_QUEUES, openQueue, type QueueName } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { openQueue, type QueueName } from '../../src/queue/queues.js';
 import { getDataset, type DatasetName } from '../../src/datasets/index.js';
 import {
   completeRun,
   insertBatchFindings,
   insertPromptEvents,
   insertRowBatch,
-  openWarehouse,
   recordRunEvent,
   type BatchFinding,
   type PromptEvent,
   type Warehouse,
 } from '../../src/warehouse/index.js';
-import { warehouseOptions } from './engine.js';
+import { openTestStack } from './test-stack.js';
 
 type VisitorRow = { path: string; human: number; ai: number; total: number };
 
@@ -43,7 +37,7 @@ export interface DashboardStack {
 export interface DashboardStackOptions {
   /**
    * Embedded warehouse directory. A process can hold one directory only, so a second stack in the
-   * same test file passes the first one's `dataDir` with another `database`. @default a new temp dir
+   * same test file passes the first one's `dataDir` with another `database`. @default the dir the open stacks share
    */
   dataDir?: string;
   /** @default mintpipe */
@@ -53,44 +47,27 @@ export interface DashboardStackOptions {
 }
 
 export async function openDashboardStack(options: DashboardStackOptions = {}): Promise<DashboardStack> {
-  const redisUrl = process.env.REDIS_URL;
-  if (!redisUrl) throw new Error('REDIS_URL is not set (test/support/global-redis.ts sets it)');
-  const ownsDir = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-'));
-  const prefix = `mpdash-${randomUUID().slice(0, 8)}`;
-  const redis = createRedisConnection(redisUrl, 'mintpipe-dashboard-test');
-  const opened = warehouseOptions({ database: options.database ?? 'mintpipe', dataDir });
-  const warehouse = await openWarehouse(opened);
-  const config = loadConfig({
-    ...options.env,
-    MINTPIPE_DATA_DIR: dataDir,
-    MINTPIPE_QUEUE_PREFIX: prefix,
-    CLICKHOUSE_DATABASE: opened.database,
-    ...(opened.url ? { CLICKHOUSE_URL: opened.url } : {}),
-  });
+  const stack = await openTestStack({ name: 'mpdash', dataDir: options.dataDir, database: options.database, env: options.env });
+  const { runtime, warehouse, prefix } = stack;
   const queues = new Map<QueueName, Queue>();
+  // The plain prefix, not the runtime's hash-tagged one: tests read the queues' keys under `prefix:`.
   const queue = (name: QueueName) => {
     let q = queues.get(name);
     if (!q) {
-      q = openQueue(name, redis, prefix);
+      q = openQueue(name, runtime.redis, prefix);
       queues.set(name, q);
     }
     return q;
   };
+  stack.onClose(() => Promise.all([...queues.values()].map((q) => q.close())).then(() => undefined));
   return {
-    source: { queue, redis, warehouse: async () => warehouse, config },
-    dataDir,
+    source: { queue, redis: runtime.redis, warehouse: async () => warehouse, config: stack.config },
+    dataDir: stack.dataDir,
     warehouse,
-    redis,
+    redis: runtime.redis,
     prefix,
     queue,
-    async close() {
-      for (const name of ALL_QUEUES) await queue(name).obliterate({ force: true }).catch(() => undefined);
-      await Promise.all([...queues.values()].map((q) => q.close()));
-      await warehouse.close();
-      await redis.quit().catch(() => redis.disconnect());
-      if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
-    },
+    close: () => stack.close(),
   };
 }
 
