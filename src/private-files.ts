@@ -37,7 +37,11 @@ export function privateDir(path: string, logger?: NarrowingLogger): void {
     if (!stat.isDirectory()) throw new PrivateDirError(`${path}: not a directory (mintpipe keeps its data there; set MINTPIPE_DATA_DIR to a directory)`);
     mode = stat.mode & 0o777;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') {
+      throw new PrivateDirError(`${path}: permission denied (another user's data dir?): set MINTPIPE_DATA_DIR to a directory of your own`, { cause: err });
+    }
+    if (code !== 'ENOENT') throw err;
     mkdirSync(path, { recursive: true, mode: 0o700 });
     return;
   }
