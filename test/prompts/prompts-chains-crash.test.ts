@@ -1,63 +1,29 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { batchStatus, PromptStore, submitBatch, type PromptInput } from '../../src/prompts/index.js';
 import { openWarehouse, runQuery } from '../../src/warehouse/index.js';
-import { TEST_API_KEY } from '../support/prompts-stack.js';
+import { crashTestEnv, killPromptWorkers, startPromptWorker } from '../support/prompt-worker-process.js';
 import { until } from '../support/wait.js';
 import { queueKeyPrefix } from '../../src/queue/queue-names.js';
 
-const children: ChildProcess[] = [];
 let emulator: RunningEmulator | undefined;
 let redis: Redis | undefined;
 let queue: Queue | undefined;
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  killPromptWorkers();
   await queue?.close();
   redis?.disconnect();
   await emulator?.close();
 });
 
-/** A `mintpipe worker --queues prompts` process, as in production. */
-function startWorker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['bin/mintpipe.js', 'worker', '--queues', 'prompts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.on('exit', (code, signal) => {
-    if (code !== 0 && signal !== 'SIGKILL') process.stderr.write(`worker exited ${code ?? signal}: ${stderr}\n`);
-  });
-  children.push(child);
-  return child;
-}
-
 describe('a batch of chains that create their jobs, its worker killed mid-batch', () => {
   it('is finished by a new worker: no create or message POSTed twice, each chain in order on its own job, in-flight steps ambiguous', async () => {
     // Every create and message is processed 600 ms after it arrives, so a kill catches POSTs in flight.
     emulator = await startEmulator({ port: 0, seed: 11, agentTimeMs: 150, faults: { slowRate: 1, slowMs: 600, routes: ['message', 'create'] } });
-    const env = {
-      REDIS_URL: process.env.REDIS_URL!,
-      MINTLIFY_API_URL: emulator.url,
-      MINTLIFY_API_KEY: TEST_API_KEY,
-      MINTPIPE_QUEUE_PREFIX: `tcc${randomBytes(4).toString('hex')}`,
-      MINTPIPE_DATA_DIR: mkdtempSync(join(tmpdir(), 'mintpipe-chains-crash-')),
-      MINTPIPE_MESSAGE_RATE: 'off',
-      MINTPIPE_POLL_INITIAL: '50ms',
-      MINTPIPE_POLL_SETTLE: '300ms',
-      MINTPIPE_POLL_MAX: '200ms',
-      MINTPIPE_PROMPT_CONCURRENCY: '8',
-      MINTPIPE_LOCK_DURATION: '1s',
-      // A send in progress is guarded by its job for the API timeout and 5 s: keep that short here.
-      MINTPIPE_HTTP_TIMEOUT: '2s',
-      MINTPIPE_STALLED_INTERVAL: '500ms',
-      LOG_LEVEL: 'warn',
-    };
+    const env = crashTestEnv(emulator.url, 'tcc');
     redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
     queue = new Queue('prompts', { connection: redis, prefix: queueKeyPrefix(env.MINTPIPE_QUEUE_PREFIX!) });
     const store = new PromptStore(redis, env.MINTPIPE_QUEUE_PREFIX);
@@ -66,7 +32,7 @@ describe('a batch of chains that create their jobs, its worker killed mid-batch'
     for (let step = 1; step <= 3; step++) for (const name of chains) rows.push({ projectId: 'crash', chain: name, prompt: `${name} step ${step}` });
     const batch = await submitBatch({ redis, queue, prefix: env.MINTPIPE_QUEUE_PREFIX }, rows, { allowCreate: true });
 
-    const first = startWorker(env);
+    const first = startPromptWorker(env);
     const sendingNow = async () => (await store.readMany(batch.promptIds)).filter((r) => r?.status === 'sending').map((r) => r!);
     // Kill once some POSTs were processed and others are on their way (creates and messages alike). The kill
     // follows a send that has just begun (not seen sending at the previous look), so it still has most of the
@@ -83,7 +49,7 @@ describe('a batch of chains that create their jobs, its worker killed mid-batch'
     const inFlight = await sendingNow();
     expect(inFlight.length).toBeGreaterThan(0);
 
-    const second = startWorker(env);
+    const second = startPromptWorker(env);
     const settled = await until('the batch to settle', async () => {
       const s = await batchStatus(redis!, env.MINTPIPE_QUEUE_PREFIX, batch.batchId);
       return s.done + s.held === s.total ? s : undefined;

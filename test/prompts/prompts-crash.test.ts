@@ -1,74 +1,37 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { batchStatus, PromptStore, submitBatch } from '../../src/prompts/index.js';
 import { openWarehouse, runQuery } from '../../src/warehouse/index.js';
-import { promptsOver, TEST_API_KEY } from '../support/prompts-stack.js';
+import { crashTestEnv, killPromptWorkers, startPromptWorker } from '../support/prompt-worker-process.js';
+import { promptsOver } from '../support/prompts-stack.js';
 import { until } from '../support/wait.js';
 import { queueKeyPrefix } from '../../src/queue/queue-names.js';
 
-const children: ChildProcess[] = [];
 let emulator: RunningEmulator | undefined;
 let redis: Redis | undefined;
 let queue: Queue | undefined;
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  killPromptWorkers();
   await queue?.close();
   redis?.disconnect();
   await emulator?.close();
 });
 
-/** A `mintpipe worker --queues prompts` process, as in production. */
-function startWorker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['bin/mintpipe.js', 'worker', '--queues', 'prompts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.on('exit', (code, signal) => {
-    if (code !== 0 && signal !== 'SIGKILL') process.stderr.write(`worker exited ${code ?? signal}: ${stderr}\n`);
-  });
-  children.push(child);
-  return child;
-}
-
 describe('a prompt worker killed mid-batch', () => {
   it('is replaced by a new worker that finishes the batch: nothing sent twice, nothing lost, order kept', async () => {
     // Every message is processed 400 ms after it arrives, so a kill catches sends in flight.
     emulator = await startEmulator({ port: 0, seed: 5, agentTimeMs: 200, faults: { slowRate: 1, slowMs: 400, routes: ['message'] } });
-    const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-prompts-crash-'));
-    const env = {
-      REDIS_URL: process.env.REDIS_URL!,
-      MINTLIFY_API_URL: emulator.url,
-      MINTLIFY_API_KEY: TEST_API_KEY,
-      MINTPIPE_QUEUE_PREFIX: `tc${randomBytes(4).toString('hex')}`,
-      MINTPIPE_DATA_DIR: dataDir,
-      MINTPIPE_MESSAGE_RATE: 'off',
-      MINTPIPE_POLL_INITIAL: '50ms',
-      MINTPIPE_POLL_SETTLE: '300ms',
-      MINTPIPE_POLL_MAX: '200ms',
-      MINTPIPE_PROMPT_CONCURRENCY: '8',
-      MINTPIPE_LOCK_DURATION: '1s',
-      // A send in progress is guarded by its job for the API timeout and 5 s: keep that short here.
-      MINTPIPE_HTTP_TIMEOUT: '2s',
-      MINTPIPE_STALLED_INTERVAL: '500ms',
-      LOG_LEVEL: 'warn',
-    };
+    const env = crashTestEnv(emulator.url, 'tc');
     redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
     queue = new Queue('prompts', { connection: redis, prefix: queueKeyPrefix(env.MINTPIPE_QUEUE_PREFIX!) });
     const store = new PromptStore(redis, env.MINTPIPE_QUEUE_PREFIX);
     const prompts = promptsOver('crash', 10, 3);
     const batch = await submitBatch({ redis, queue, prefix: env.MINTPIPE_QUEUE_PREFIX }, prompts);
 
-    const first = startWorker(env);
+    const first = startPromptWorker(env);
     // Kill it once some prompts went out and others are being sent right now.
     const sendingNow = async () => (await store.readMany(batch.promptIds)).filter((r) => r?.status === 'sending').map((r) => r!.promptId);
     // A send that just started has ~400 ms to go: kill then.
@@ -85,7 +48,7 @@ describe('a prompt worker killed mid-batch', () => {
     const inFlight = await sendingNow();
     expect(inFlight.length).toBeGreaterThan(0);
 
-    const second = startWorker(env);
+    const second = startPromptWorker(env);
     await until('the batch to be final', async () => {
       const s = await batchStatus(redis!, env.MINTPIPE_QUEUE_PREFIX, batch.batchId);
       return s.done === s.total ? s : undefined;
@@ -116,7 +79,7 @@ describe('a prompt worker killed mid-batch', () => {
     }
 
     // The warehouse (written by both workers) agrees with Redis.
-    const warehouse = await openWarehouse({ database: 'mintpipe', dataDir });
+    const warehouse = await openWarehouse({ database: 'mintpipe', dataDir: env.MINTPIPE_DATA_DIR });
     try {
       const rows = (await runQuery(warehouse, `SELECT prompt_id, status FROM mintpipe.prompt_outcomes WHERE batch_id = '${batch.batchId}'`)).rows;
       expect(new Map(rows.map((r) => [String(r.prompt_id), r.status]))).toEqual(new Map(status.prompts!.map((p) => [p.promptId, p.status])));
