@@ -1,17 +1,7 @@
 /**
- * What happens after a prompt's outcome is final, before its lane moves on.
- *
- * Outside a chain, nothing more: the lane passes to the next prompt for the same agent job. In a
- * chain, later steps build on this one, so:
- * - `completed`: the lane passes to the chain's next step;
- * - `ambiguous` (delivery unknown): the steps after it are held, still `queued`, and the step stays
- *   at the head of its lane so nothing is sent to a guess; `prompts resend` sends it again (the
- *   chain then goes on) and `prompts cancel` ends the held steps as `cancelled`;
- * - any other outcome: the steps after it end `skipped`, with the reason, and the lane moves on.
- *
- * Every step here is idempotent: a run that died half-way through is completed by the next run of
- * the prompt's job, which finds it final and hands over again, writing to the warehouse what the
- * dead run changed in Redis but did not write.
+ * After a prompt's outcome is final: in a chain, `completed` lets the next step go, `ambiguous` holds
+ * the steps after it (`prompts resend` or `cancel` releases them), anything else skips them. Then the
+ * lane moves on. Idempotent: a re-run after a crash hands over again and writes what was not written.
  */
 import { isTerminalStatus } from '../api/index.js';
 import { passLane, type SendNow, type SeenJob } from './lanes.js';
@@ -23,8 +13,7 @@ export async function handOver(scope: StepScope, record: PromptRecord, send: Sen
   const { store, queue } = scope.ctx;
   if (record.chain !== undefined && record.status !== 'completed') {
     const after = await store.chainAfter(record);
-    // A run that died after skipping the steps in Redis but before writing them: their final
-    // state reaches the warehouse now (no run of their own would ever write it).
+    // Skipped by a run that died before writing them: no run of their own would write them.
     for (const step of after) if (step.done && step.syncedVersion < step.version) scope.remember(step);
     const rest = after.filter((r) => !r.done);
     if (record.status === 'ambiguous' && rest.length > 0) {

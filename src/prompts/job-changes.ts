@@ -1,8 +1,4 @@
-/**
- * What changed on an agent job between the look before a send and a look after it: any change of
- * its status, pull request link or `archivedAt` (the fields the admin spec's AgentJob has that a
- * run moves) is a sign the job ran after the send, so the message was most likely received.
- */
+/** What changed on an agent job between the look before a send and one after: a sign it ran. */
 import type { JobSnapshot } from './prompt-record.js';
 
 /** The names of the fields that differ, as a message names them (`status completed → failed`). */

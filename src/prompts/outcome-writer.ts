@@ -1,10 +1,7 @@
 /**
- * Writes prompt state changes to the warehouse (`prompt_events`, behind `prompt_outcomes`).
- * Concurrent steps share inserts (group commit): while one insert runs, the next events gather,
- * so a thousand prompts in flight make a few inserts per second, not one per change. A caller's
- * promise settles once its events are stored; the records are then marked synced in Redis (a mark
- * that fails only means a later run writes the same state again: the ledger keeps the highest
- * version of each prompt).
+ * Writes prompt state changes to `prompt_events` in shared inserts (group commit: while one insert
+ * runs, the next changes gather), then marks them synced in Redis. A mark that fails only means a
+ * later run writes the same state again: the ledger keeps each prompt's highest version.
  */
 import type { Logger } from '../logger.js';
 import { insertPromptEvents, type PromptEvent, type Warehouse } from '../warehouse/index.js';
@@ -32,12 +29,10 @@ export function toPromptEvent(record: PromptRecord): PromptEvent {
     line: record.line ?? null,
     attempt: record.attempt,
     sentBy: record.sentBy ?? null,
-    // What the send is judged against later, also after a recovery from the ledger.
     seenBefore: record.status === 'sending' && record.before ? JSON.stringify(record.before) : '',
     key: record.key ?? '',
-    // Like the text: the items behind it go with its `queued` events.
     sources: record.status === 'queued' ? record.sources : [],
-    // The text goes to the ledger once per send attempt, not with every change.
+    // The text and its sources go once per send attempt, not with every change.
     prompt: record.status === 'queued' ? record.prompt : '',
   };
 }
@@ -69,10 +64,7 @@ export class OutcomeWriter {
     });
   }
 
-  /**
-   * Resolves once nothing is being written: the workers' close waits for it before the warehouse
-   * closes, so no insert is still running in the engine when the process exits.
-   */
+  /** Resolves once nothing is being written: the workers' close awaits it before the warehouse closes. */
   async idle(): Promise<void> {
     while (this.flushing) await this.flushing;
   }
@@ -95,8 +87,7 @@ export class OutcomeWriter {
           for (const p of group) p.reject(err);
           continue;
         }
-        // Stored: the callers go on now (a send's next Redis call goes out with the marks below),
-        // and the marks only spare a later run from writing the same states again.
+        // Stored: callers go on; the marks only spare a later run writing the same states again.
         for (const p of group) p.resolve();
         await this.store.markSyncedMany(highestVersions(records)).catch((err: unknown) => {
           this.logger.warn({ event: 'prompt_synced_marks_failed', rows, err }, 'stored events not marked synced; a later run writes them again');

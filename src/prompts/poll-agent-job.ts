@@ -1,17 +1,7 @@
 /**
- * The poll step of a sent (or ambiguously sent) prompt: one GET of its agent job per run, the
- * next run delayed at the agents' pace (poll-pace.ts), until a terminal status that belongs to
- * this run or the deadline (deadlineMs after the send).
- *
- * The race after a send: the server processes a message asynchronously, so right after the POST
- * the job may still show its PREVIOUS outcome (say `completed`). A terminal status is taken as
- * this run's outcome only with evidence that the job moved after the send: it was seen `active`
- * (the POST's own answer counts), or its status or PR link differs from the snapshot taken just
- * before the send. Without such evidence the same status must be seen on `unchangedPollsToSettle`
- * polls and `settleMs` after the send: a run quicker than our polls leaves no `active` to see, and
- * a server slow to pick the message up shows the old outcome however often we look.
- *
- * A failed GET is just a later poll (the client already retried it briefly).
+ * The poll step of a sent (or ambiguously sent) prompt: one GET per run, at the agents' pace, until
+ * a terminal status that belongs to this send, or the deadline (docs/design.md#the-prompt-engine).
+ * A failed GET is just a later poll.
  */
 import { AuthError, isTerminalStatus, RateLimitedError, type AgentJob } from '../api/index.js';
 import { GET_RETRY, type PromptTiming } from './prompt-context.js';
@@ -56,12 +46,8 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
 
   if (job) {
     const observedActive = record.observedActive || job.status === 'active';
-    // Without evidence of a change, every poll so far showed the old outcome (or failed): only
-    // enough of them, and enough time since the send, say the server did not just start late.
     if (isTerminalStatus(job.status) && isOutcomeOfThisSend(record, job, observedActive, { polls, sinceSendMs: now - sentAtMs }, ctx.timing)) {
-      // With the run seen active, it ended between the last look and this one: a run time to learn.
-      // A look that came later than planned (a busy queue) says nothing about the run after the
-      // planned time: taking that as the end keeps a busy queue from teaching ever later polls.
+      // A run time to learn; a look later than planned (a busy queue) counts as the planned time.
       const endedBy = Math.min(now, record.pollDueAtMs ?? now) - sentAtMs;
       if (observedActive && record.status === 'polling') ctx.pace.observe(record, (record.polledAtMs ?? sentAtMs) - sentAtMs, endedBy);
       return settle(scope, record, job, polls, observedActive);
@@ -87,11 +73,9 @@ async function settle(scope: StepScope, record: PromptRecord, job: AgentJob, pol
     if (job.status === 'active') throw new Error('unreachable: active is not terminal');
     return scope.finish(record, job.status, { ...common, error: null });
   }
-  // Without the job's state from before the send (a row taken over from the ledger), only seeing
-  // it active shows that it ran.
   const before = record.before;
   const moved = observedActive || (before !== undefined && jobChanged(before, { status: job.status, prLink: job.prLink, archivedAt: archivedAtOf(job.archivedAt) }).length > 0);
-  // Without a sign the message was processed, the job's pull request is its earlier work, not this prompt's.
+  // Without a sign the message was processed, the pull request is the job's earlier work.
   if (!moved) common.prLink = null;
   const seen = moved
     ? `observed: the agent job ran and ended ${job.status}`

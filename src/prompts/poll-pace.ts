@@ -1,24 +1,6 @@
 /**
- * When to look at an agent job again after a send: at the agents' own pace. Each worker learns
- * how long runs take from the runs it saw end (per project and kind: a create's first run may be
- * longer than a follow-up's), and polls where runs typically end:
- * - the first poll near the time by which ~30% of runs ended (an early poll catches fast runs);
- * - then, while the job is active, at the time by which half of the runs still going would have
- *   ended, in steps of at least 3% and at most 10% of the typical run, so a finished run is seen
- *   soon and a long one does not cost many polls (never more than pollMaxMs apart);
- * - past every run seen, an eighth of the time since the send (up to pollMaxMs). The runs seen
- *   are the ones that ended: early in a batch they are the short ones, so a job past all of them
- *   is not unusual, and a quarter (the earlier rule) left the longest jobs of a first round
- *   ~200 ms late on ~1.4 s runs in `npm run bench`.
- * Until a few runs were seen (the first round of a batch: every prompt is sent before any run
- * ends), each poll comes a quarter of the time since the send later (at least pollInitialMs / 4,
- * at most pollMaxMs): a run is seen at most a quarter of its time (or pollInitialMs / 4) after
- * its end, at ~20 polls for a lone 5-minute run at the default pollInitialMs of 2 s. A doubling
- * backoff from pollInitialMs polls at 0.5, 1.5, 3.5 s and saw a 1.6 s run 1.9 s late, costing
- * the whole first round.
- *
- * `npm run bench` measures it on 1,000 prompts over 250 jobs with run times spread ±50%: ~3.5
- * polls per prompt.
+ * When to look at an agent job again: where runs of its (project, kind) typically end, learned from
+ * the runs this worker saw end (docs/design.md#the-prompt-engine; measured in docs/benchmarks.md).
  */
 import type { PromptTiming } from './prompt-timing.js';
 
@@ -70,8 +52,8 @@ export class PollPace {
     if (!sorted) return clamp(elapsedMs * UNLEARNED_STEP_SHARE, this.timing.pollInitialMs * UNLEARNED_STEP_SHARE, this.timing.pollMaxMs);
     const typical = quantile(sorted, 0.5);
     // The runs still going at `elapsedMs`: those after the first one longer than it.
-    const firstGoing = firstAbove(sorted, elapsedMs);
-    if (firstGoing === sorted.length) return clamp(elapsedMs * PAST_RUNS_STEP_SHARE, 1, this.timing.pollMaxMs);
+    const firstGoing = sorted.findIndex((run) => run > elapsedMs);
+    if (firstGoing < 0) return clamp(elapsedMs * PAST_RUNS_STEP_SHARE, 1, this.timing.pollMaxMs);
     const target = sorted[firstGoing + Math.floor(NEXT_POLL_QUANTILE * (sorted.length - firstGoing))]!;
     return clamp(target - elapsedMs, Math.max(1, typical * MIN_STEP_SHARE), Math.max(1, Math.min(typical * MAX_STEP_SHARE, this.timing.pollMaxMs)));
   }
@@ -86,18 +68,6 @@ export class PollPace {
     this.sortedRuns.set(key, sorted);
     return sorted;
   }
-}
-
-/** Index of the first value above `value` in ascending `sorted` (its length when there is none). */
-function firstAbove(sorted: readonly number[], value: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (sorted[mid]! > value) high = mid;
-    else low = mid + 1;
-  }
-  return low;
 }
 
 function keyOf(prompt: PacedPrompt): string {

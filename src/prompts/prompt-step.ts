@@ -1,20 +1,6 @@
 /**
- * One run of a prompt job: reads the prompt's record and takes the next step from its status.
- * The moves below are the ones prompt-transitions.ts declares (and the store holds them to):
- *
- *   queued ──send──▶ sending ──200──▶ polling ──terminal──▶ completed | archived | failed
- *     │  ▲              │  │                  └─deadline──▶ timed_out
- *     │  └─429/unsent───┘  ├─400/404────────▶ rejected
- *     │                    └─5xx/timeout/reset/unknown──▶ ambiguous (observed by polling, then final)
- *     ├─job 404 / archived / failing checks───▶ rejected
- *     └─job active past the deadline──────────▶ timed_out
- *
- * A run that STARTS in `sending` is a re-run of a job whose worker stopped between the claim and
- * recording the POST's answer (a crash, a stalled lock): the POST may have gone out, so it is
- * never repeated; the prompt becomes `ambiguous` and its agent job is observed like any other (a
- * create has no known job: it ends `ambiguous` at once, holding its chain). Not before a send's
- * longest time (sendGuardMs) has passed since the claim, though: until then the claiming run may
- * still be waiting for the answer.
+ * One run of a prompt job: the next step from the prompt's status (the moves and the re-run that
+ * finds `sending`: docs/design.md#the-prompt-engine).
  */
 import { handOver } from './hand-over.js';
 import { pollStep } from './poll-agent-job.js';
@@ -33,22 +19,15 @@ export async function runPromptStep(ctx: PromptContext, data: PromptJobData): Pr
 }
 
 /**
- * Sends a lane's head in the current run rather than by its queue job (whose guard the caller
- * added: sendWithGuards): its agent job is not left idle for a queue round trip. `parent` is the
- * run that handed the lane on (its changes go to the warehouse with this send's), `handedOver`
- * what that run knows. Returns the delay to the head's first poll (0 when it already ended, so
- * its job hands over).
+ * Sends a lane's head in this run, under the guard the caller added (sendWithGuards). `parent`
+ * handed the lane on; returns the delay to the first poll (0 when it ended: its job hands over).
  */
 export async function sendInThisRun(ctx: PromptContext, head: PromptRecord, from: { parent?: StepScope; handedOver?: HandedOver } = {}): Promise<number> {
   const outcome = await runStep(ctx, head, from);
   return outcome.kind === 'wait' ? outcome.delayMs : 0;
 }
 
-/**
- * The one runner of a prompt's step, whoever starts it (its queue job, the batch job, or the run
- * that handed the lane on): takes the step, hands the lane on when the step ended the prompt, and
- * writes the run's changes.
- */
+/** The one runner of a step, whoever starts it: the step, the hand-over if it ended, the writes. */
 async function runStep(ctx: PromptContext, record: PromptRecord, from: { parent?: StepScope; handedOver?: HandedOver } = {}): Promise<StepOutcome> {
   const scope = new StepScope(ctx, record, from.parent);
   return scope.runAndWrite(async () => {
@@ -65,7 +44,7 @@ async function handOverIfEnded(scope: StepScope): Promise<void> {
 
 async function advance(scope: StepScope, record: PromptRecord, handedOver: HandedOver | undefined): Promise<StepOutcome> {
   if (record.done) {
-    // Final already: a re-run after a crash completes the hand-over of the lane.
+    // A re-run after a crash completes the hand-over.
     scope.ended = record;
     return { kind: 'finished', status: record.status };
   }
@@ -83,11 +62,8 @@ async function advance(scope: StepScope, record: PromptRecord, handedOver: Hande
   }
 }
 
-/** A run that starts in `sending` (see the top of this file). */
+/** A run that starts in `sending`: never posts; ambiguous once the claiming run cannot be waiting any more. */
 async function sendingFound(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
-  // Claimed less than a send's longest time ago: the run that claimed it may still be waiting
-  // for the answer (a guard job added before a slow check, budget or ledger write is due
-  // while the POST is in flight). Its answer, or this wait running out, decides.
   const inFlightUntil = (record.sentAtMs ?? 0) + scope.ctx.timing.sendGuardMs;
   if (scope.ctx.now() < inFlightUntil) return wait(inFlightUntil - scope.ctx.now(), 'a send may still be in flight');
   if (record.kind === 'create') {
@@ -102,10 +78,7 @@ async function sendingFound(scope: StepScope, record: PromptRecord): Promise<Ste
   return wait(scope.ctx.timing.pollInitialMs, 'ambiguous send; observing the agent job');
 }
 
-/**
- * The queue gave up on a prompt job (its attempts are spent, or the error cannot be retried):
- * the prompt ends with what is known, and its lane moves on so later prompts are not blocked.
- */
+/** The queue gave up on a prompt job: it ends with what is known, and its lane moves on. */
 export async function abandonPrompt(ctx: PromptContext, data: PromptJobData, reason: string): Promise<void> {
   const record = await ctx.store.read(data.promptId);
   if (!record || record.attempt !== data.attempt) return;

@@ -7,16 +7,9 @@ export interface PromptTiming {
   pollMaxMs: number;
   /** After the send (or after first finding the job busy), the end of waiting. */
   deadlineMs: number;
-  /**
-   * Polls that must show the same terminal status as before the send (never `active`, link
-   * unchanged) before it is taken as this run's outcome. The server processes a message
-   * asynchronously: right after the POST the job may still show its previous outcome. @default 3
-   */
+  /** Polls that must show the status from before the send, unchanged, before it counts as this send's outcome. @default 3 */
   unchangedPollsToSettle: number;
-  /**
-   * And at least this long after the send: however quickly the polls come, a job that shows its
-   * previous outcome may simply not have picked the message up yet. @default 10000
-   */
+  /** And this long after the send: the job may not have picked the message up yet. @default 10000 */
   settleMs: number;
   /** Failed checks or unconnected sends in a row after which a prompt is rejected unsent. @default 10 */
   maxConsecutiveFailures: number;

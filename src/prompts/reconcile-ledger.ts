@@ -1,19 +1,7 @@
 /**
- * Before a batch's prompts enter their lanes, the ledger of record (the warehouse's
- * `prompt_events`) is asked about each prompt that never moved in Redis: a prompt whose row
- * reached `sending` or later — in this batch before Redis lost it, or in another batch with the
- * same row (prompt-identity.ts) — is never enqueued to be sent again. It takes over what the
- * ledger knows:
- * - `sending` (the POST may have gone out): `sending`, so its step ends it `ambiguous` as after a
- *   crash (a message is then observed on its job; a create holds its chain);
- * - `polling` with its job known: polled to its outcome;
- * - `ambiguous` of a message: observed on its job again; of a create: as `sending`;
- * - a final status: final, as recorded (a chain that stopped there stops here too).
- * A keyed row (a query's, prompt-input.ts) is matched only with its own batch's entries too: its
- * key was checked against the ledger's sends when it was submitted (dedupe-keys.ts).
- * A prompt of a forced batch (`--force`, the explicit choice to send again) is matched only with
- * its own ledger entries, not with other batches' rows. A resent prompt (attempt > 0) is never
- * looked up: the resend is an explicit choice too.
+ * Before a batch's prompts enter their lanes, each prompt that never moved in Redis takes the state
+ * the ledger knows of it (by id, or by row identity in another batch): one that reached `sending` or
+ * later is never sent again (docs/design.md#the-prompt-engine, prompt-identity.ts, dedupe-keys.ts).
  */
 import { readPromptLedger, type LedgerEntry } from '../warehouse/index.js';
 import type { PromptContext } from './prompt-context.js';
@@ -62,8 +50,7 @@ export async function reconcileWithLedger(ctx: PromptContext, meta: Pick<BatchMe
   for (const record of [...records].sort((a, b) => a.position - b.position)) {
     if (!isUntouched(record)) continue;
     const mine = own.get(record.promptId);
-    // A keyed row is matched with its own entries only: the dedupe window at submit decided that
-    // it goes (sent long ago, or never sent), which a takeover of the old state would undo.
+    // A keyed row: the dedupe window at submit decided it goes; a takeover would undo that.
     const others = meta.forced || !record.identity || record.key !== undefined ? [] : (byIdentity.get(record.identity) ?? []).filter((e) => e !== mine);
     const known = best([...(mine ? [mine] : []), ...others]);
     const stop = record.chainHead ? stopped.get(record.chainHead) : undefined;
@@ -111,9 +98,8 @@ function adopt(ctx: PromptContext, record: PromptRecord, known: LedgerEntry): Ad
   // The batch whose row it really is: an entry that was itself taken over names its origin.
   const origin = known.sentBy || known.batchId;
   const sentBy = origin === record.batchId ? null : origin;
-  // The job as seen before the send goes back too: what is observed later is compared with it.
   const sent = { jobId: jobId || null, sentAt: known.sentAtMs, sentBy, before: known.seenBefore || null };
-  // Said once, by the first batch that took the state over (a later one copies its error as it is).
+  // Said once, by the first batch that took the state over.
   const elsewhere = sentBy === null || known.sentBy ? '' : ` (${known.sentAtMs === null ? 'recorded' : 'sent'} by batch ${known.batchId}, prompt ${known.promptId})`;
   if ((FINAL_STATUSES as readonly PromptStatus[]).includes(known.status)) {
     return {

@@ -1,23 +1,6 @@
 /**
- * The send step of a queued prompt — a message to an agent job, or a create that starts one — at
- * most once:
- * 1. only the head of its lane sends (earlier prompts to the same agent job, or of the same chain,
- *    come first);
- * 2. for a message, a GET shows the agent job is not `active` (never message a running job) and
- *    not archived — or the prompt ahead in the lane saw it end within the last second; a create
- *    has no job yet;
- * 3. the project's budget grants a slot (else: wait, as a delayed job);
- * 4. queued → sending is claimed atomically in Redis BEFORE the POST; a run that later finds
- *    `sending` cannot know whether the POST went out, so it never posts (see prompt-step.ts);
- *    the `sending` mark then goes to the ledger of record (the warehouse), awaited: Redis may
- *    forget (restarted without persistence), the ledger does not, and whoever starts the batch
- *    again asks it (reconcile-ledger.ts). No ledger mark, no POST: back to queued, try later.
- *    Right before the POST the claim is checked again, so a run that outlived a Redis restart
- *    does not post for a prompt Redis has since forgotten or made again;
- * 5. one POST, no retries inside the client. Its failure decides: 429 or a connection never
- *    made prove the server did not take it (back to queued, wait); 400/404 → rejected; anything
- *    else (5xx, timeout, reset, bad body) may have been taken → ambiguous, never resent. An
- *    ambiguous message is still observed on its job; an ambiguous create has no job to observe.
+ * The send step of a queued prompt, a message or a create, at most once: lane head, a look at the
+ * agent job, the budget, the claim and its ledger mark, then the one POST (docs/design.md#the-prompt-engine).
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -38,13 +21,10 @@ import { archivedAtOf } from './prompt-record.js';
 import type { StepScope } from './step-scope.js';
 import { wait, type StepOutcome } from './step-outcome.js';
 
-/** How long a look at the job by the prompt ahead in its lane stands in for a check of our own. */
+/** How long the look of the prompt ahead in the lane stands in for a check of our own. */
 const FRESH_LOOK_MS = 1000;
 
-/**
- * What the run that handed a lane on to this prompt knows: the prompt just became its lane's head
- * (taken from the lane atomically), and the lane is on agent job `jobId`.
- */
+/** From the run that handed the lane on: the prompt is its head (taken atomically), on agent job `jobId`. */
 export interface HandedOver {
   jobId: string;
 }
@@ -54,7 +34,7 @@ export async function sendStep(scope: StepScope, record: PromptRecord, handedOve
   if (!handedOver) {
     const head = await ctx.store.laneHead(record.lane);
     if (head !== record.promptId) {
-      // Not its turn: a job exists only for lane heads, so this is a leftover; look again later.
+      // A leftover job (only heads have one): look again later.
       return wait(ctx.timing.pollMaxMs, 'not the head of its lane');
     }
   }
@@ -63,7 +43,6 @@ export async function sendStep(scope: StepScope, record: PromptRecord, handedOve
   // A follow-up of a chain that created its job goes to the job its first row created.
   const jobId = record.jobId || handedOver?.jobId || (await chainJobId(scope, record));
   if (!jobId) return scope.finish(record, 'skipped', { error: 'not sent: the agent job of its chain is not known' });
-  // The prompt ahead in the lane saw the job end a moment ago: no second look is needed.
   const seen = record.before;
   if (seen && record.checkedAtMs !== undefined && ctx.now() - record.checkedAtMs <= FRESH_LOOK_MS && isTerminalStatus(seen.status) && seen.status !== 'archived') {
     return post(scope, record, jobId, JSON.stringify(seen));
@@ -112,7 +91,7 @@ async function post(scope: StepScope, record: PromptRecord, jobId: string | unde
   const token = randomBytes(8).toString('hex');
   const claim = await scope.move(record, 'sending', { before, sentAt: ctx.now(), error: null, claim: token, ...(jobId ? { jobId } : {}) });
   if (!claim.ok) {
-    // Another run moved it (only when a job's lock was lost): the next run sees where it is.
+    // Another run moved it (a lost job lock): the next run sees where it is.
     if (claim.reason === 'wrong-status') return wait(ctx.timing.pollInitialMs, 'claimed elsewhere');
     return { kind: 'skipped', reason: `claim refused: ${claim.reason}` };
   }
@@ -158,7 +137,7 @@ async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown)
   const { ctx } = scope;
   const unsent = { sentAt: null, before: null };
   if (err instanceof RateLimitedError) {
-    // Someone else spent the project's budget: everyone waits, and this prompt was not taken.
+    // Someone else spent the project's budget: everyone waits.
     await ctx.budget(sending.projectId, sending.kind).pause(err.retryAfterMs);
     const back = await scope.move(sending, 'queued', { ...unsent, error: `not sent yet: ${errorText(err)}` });
     if (!back.ok) return { kind: 'skipped', reason: back.reason };
@@ -173,14 +152,13 @@ async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown)
     return scope.finish(sending, 'rejected', { ...unsent, error: errorText(err) });
   }
   if (err instanceof AuthError) {
-    // Refused before processing: not sent. The queue's error handling ends it (a key problem).
+    // Not sent; the queue's error handling ends it (a key problem).
     await scope.move(sending, 'queued', { ...unsent, error: `not sent: ${errorText(err)}` });
     throw err;
   }
   const cause = err instanceof AmbiguousSendError && err.cause !== undefined ? err.cause : err;
   if (sending.kind === 'create') {
-    // No job id came back, and no lookup maps a lost create to its job for certain: nothing to
-    // observe, and no guess. It stays ambiguous (holding its chain) until someone resends it.
+    // No job id came back and none is guessed: ambiguous, holding its chain, until resent.
     return scope.finish(sending, 'ambiguous', {
       error: `the create may have been performed (${errorText(cause)}); its job is unknown, so it is not resent`,
     });

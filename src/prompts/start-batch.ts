@@ -1,12 +1,6 @@
 /**
- * The batch job: asks the ledger about the prompts that never moved in Redis (a row that reached
- * `sending` or later is not sent again: reconcile-ledger.ts), writes the batch's new states to
- * the warehouse in bulk, then puts the open prompts in their agent jobs' lanes in file order,
- * sends the first new lane heads itself (each under a guard job, as a hand-over does) and adds the
- * jobs of the other heads. A recover job first rebuilds a batch Redis lost from the ledger.
- * Idempotent, so a re-run (crash, resend) only fills in what is missing: prompts already synced
- * are not written again, prompts already in a lane do not enter it twice, and a head whose send
- * this job did not finish is left to its guard job (due a send's longest time after it was added).
+ * The batch job (docs/design.md#the-prompt-engine): reconciles with the ledger, writes the batch's
+ * states, enters the lanes and starts their heads. Idempotent: a re-run fills in only what is missing.
  */
 import { repairLaneHeads, sendWithGuards } from './lanes.js';
 import { clearFinishedPromptJobs } from './prompt-jobs.js';
@@ -17,11 +11,7 @@ import { sendInThisRun } from './prompt-step.js';
 import { rebuildBatch } from './rebuild-batch.js';
 import { reconcileWithLedger } from './reconcile-ledger.js';
 
-/**
- * Lane heads the batch job sends itself, rather than adding their jobs for workers to fetch one
- * by one (BullMQ fetches a worker's jobs in sequence: 250 jobs took ~90 ms before the first ran).
- * A batch with more lanes leaves the rest to their jobs, so many workers share its first round.
- */
+/** Lane heads sent by the batch job itself (a worker fetches jobs one by one); the rest go to their jobs, shared by all workers. */
 const FIRST_SENDS_IN_BATCH_JOB = 256;
 
 export interface StartedBatch {
@@ -54,14 +44,12 @@ export async function startBatch(ctx: PromptContext, data: BatchJobData, options
   await ctx.writer.write(records.filter((r) => r.syncedVersion < r.version));
   // Made again after Redis lost it: a job left finished for one of its prompts would block the new one.
   if (startedBefore) await clearFinishedPromptJobs(ctx.queue, records.filter((r) => !r.done));
-  // Entering is a no-op for prompts already in a lane, but still names the lane's head, whose
-  // job is (re-)added: a re-run repairs a hand-over that a crash interrupted.
+  // A re-run re-adds each head's job: it repairs a hand-over a crash interrupted.
   const open = records.filter((r) => !r.done);
   const waiting = open.filter((r) => !r.laned);
   const { heads, firstInLane } = await ctx.store.enterLanes(open);
   const fresh = new Set(waiting.map((r) => r.promptId));
-  // Prompts that entered an empty lane are its head, have no job yet, and no run of an earlier
-  // prompt hands the lane on to them: the first of them are sent here.
+  // Heads of lanes that were empty have no job yet and no run ahead to hand over to them.
   const sendNow = (await ctx.store.readMany([...firstInLane].slice(0, options.sendFirst ?? FIRST_SENDS_IN_BATCH_JOB))).filter(
     (r): r is PromptRecord => r !== undefined && r.status === 'queued' && !r.done,
   );

@@ -1,7 +1,6 @@
 /**
- * One run of a prompt job: changes the record through the store (each change remembered for the
- * warehouse and counted for metrics), and flushes the changes at the end of the run. A run that
- * ends the prompt notes it in `ended`; the runner (prompt-step.ts) then hands its lane on.
+ * One run of a prompt job: changes the record through the store, remembers each change for the
+ * warehouse, and notes in `ended` a prompt it ended (the runner then hands its lane on).
  */
 import type { Logger } from '../logger.js';
 import type { PromptContext } from './prompt-context.js';
@@ -19,14 +18,11 @@ export class StepScope {
   constructor(
     readonly ctx: PromptContext,
     record: PromptRecord,
-    /**
-     * The run this one is part of (a lane's next prompt sent in the run that ended the one ahead):
-     * its changes not yet written go to the warehouse with this run's ledger mark, in one insert.
-     */
+    /** The run that handed the lane on: its unwritten changes go with this run's ledger mark. */
     private readonly parent?: StepScope,
   ) {
     this.logger = ctx.logger.child({ batch: record.batchId, prompt: record.promptId, project: record.projectId, job: record.jobId });
-    // A run that died before writing its changes: the warehouse gets the current state now.
+    // A run that died before writing: the warehouse gets the current state now.
     if (record.syncedVersion < record.version) this.changed.push(record);
   }
 
@@ -60,13 +56,9 @@ export class StepScope {
     return { kind: 'finished', status: to };
   }
 
-  /**
-   * Writes `record`'s state to the warehouse now and waits for it (the ledger's `sending` mark
-   * before a POST); it is not written again at the end of the run.
-   */
+  /** Writes `record` to the warehouse now and waits (the `sending` mark before a POST), not again at the end. */
   async writeNow(record: PromptRecord): Promise<void> {
-    // The parent run's changes (the final state of the prompt ahead) ride along: one group-commit
-    // wait instead of two. If the insert fails they go back to the parent, whose flush retries.
+    // The parent's changes ride along (one insert, not two); on failure they go back to it.
     const carried = this.parent ? this.parent.changed.splice(0) : [];
     try {
       await this.ctx.writer.write([...carried, record]);
@@ -84,10 +76,8 @@ export class StepScope {
   }
 
   /**
-   * Runs a step and writes this run's changes to the warehouse: awaited when the outcome is
-   * final (no later run would write it), behind when the step waits (the job's next run writes
-   * the current state again if this write fails or the process dies first: there is one, it is
-   * delayed, not done), and also when the step throws (the failure is what counts).
+   * Runs a step and writes its changes: awaited when final (no later run would write them), behind
+   * when it waits (its next run writes them if this fails) or throws (the failure is what counts).
    */
   async runAndWrite(step: () => Promise<StepOutcome>): Promise<StepOutcome> {
     let outcome: StepOutcome;
