@@ -8,7 +8,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { BatchNotFoundError } from './batch-status.js';
-import { startLaneHeads } from './lanes.js';
+import { repairLaneHeads } from './lanes.js';
 import { addBatchJob } from './prompt-jobs.js';
 import type { PromptRecord } from './prompt-record.js';
 import { PromptStore } from './prompt-store.js';
@@ -58,7 +58,7 @@ export async function cancelBatch(deps: { redis: Redis; queue: Queue; prefix: st
   }
   // Lanes shared with other batches move on to their next prompt.
   const open = (await store.readMany([...heads])).filter((r) => r !== undefined && !r.done).map((r) => r!.promptId);
-  await startLaneHeads(store, deps.queue, open);
+  await repairLaneHeads(store, deps.queue, open);
   // The batch job writes the cancelled states to the warehouse (the CLI needs only Redis).
   if (cancelled.length > 0) await addBatchJob(deps.queue, batchId, await store.nextBatchGeneration(batchId));
   return { batchId, cancelled, inFlight };

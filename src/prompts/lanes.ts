@@ -14,18 +14,12 @@ export interface SeenJob {
   atMs: number;
 }
 
-/** Adds the queue jobs of these lane heads (no-op for jobs that exist). */
-export async function startLaneHeads(store: PromptStore, queue: Queue, headIds: readonly string[]): Promise<void> {
-  if (headIds.length === 0) return;
-  const heads = (await store.readMany(headIds)).filter((r): r is PromptRecord => r !== undefined);
-  await addPromptJobs(queue, heads);
-}
-
 /**
- * Like startLaneHeads, and retries a head's job the queue failed with the prompt still open (one
- * that stalled too often): a batch job's re-run unblocks its lane. `fresh` heads had no job before.
+ * Adds the jobs of these lane heads (no-op for jobs that exist), and retries one the queue failed with
+ * the prompt still open (it stalled too often): a re-run unblocks its lane. `fresh` heads had no job before.
  */
 export async function repairLaneHeads(store: PromptStore, queue: Queue, headIds: readonly string[], fresh: ReadonlySet<string> = new Set()): Promise<void> {
+  if (headIds.length === 0) return;
   const heads = (await store.readMany(headIds)).filter((r): r is PromptRecord => r !== undefined);
   await addPromptJobs(queue, heads);
   const open = heads.filter((r) => !r.done && !fresh.has(r.promptId));

@@ -43,22 +43,18 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
   ctx.observer.polled?.();
   const polls = record.polls + 1;
   const now = ctx.now();
-
-  if (job) {
-    const observedActive = record.observedActive || job.status === 'active';
-    if (isTerminalStatus(job.status) && isOutcomeOfThisSend(record, job, observedActive, { polls, sinceSendMs: now - sentAtMs }, ctx.timing)) {
-      // A run time to learn; a look later than planned (a busy queue) counts as the planned time.
-      const endedBy = Math.min(now, record.pollDueAtMs ?? now) - sentAtMs;
-      if (observedActive && record.status === 'polling') ctx.pace.observe(record, (record.polledAtMs ?? sentAtMs) - sentAtMs, endedBy);
-      return settle(scope, record, job, polls, observedActive);
-    }
-    if (now >= deadlineMs) return deadlinePassed(scope, record, polls, job.status, undefined);
-  } else if (now >= deadlineMs) return deadlinePassed(scope, record, polls, record.lastStatus, pollError);
+  const observedActive = record.observedActive || job?.status === 'active';
+  if (job && isTerminalStatus(job.status) && isOutcomeOfThisSend(record, job, observedActive, { polls, sinceSendMs: now - sentAtMs }, ctx.timing)) {
+    // A run time to learn; a look later than planned (a busy queue) counts as the planned time.
+    const endedBy = Math.min(now, record.pollDueAtMs ?? now) - sentAtMs;
+    if (observedActive && record.status === 'polling') ctx.pace.observe(record, (record.polledAtMs ?? sentAtMs) - sentAtMs, endedBy);
+    return settle(scope, record, job, polls, observedActive);
+  }
+  if (now >= deadlineMs) return deadlinePassed(scope, record, polls, job?.status ?? record.lastStatus, pollError);
   let delayMs = Math.min(ctx.pace.nextPollMs(record, now - sentAtMs), deadlineMs - now);
   if (pollError instanceof RateLimitedError) delayMs = Math.max(delayMs, pollError.retryAfterMs);
   const pollDueAt = now + Math.ceil(delayMs);
   if (job) {
-    const observedActive = record.observedActive || job.status === 'active';
     await ctx.store.patch(record, { polls, observedActive, lastStatus: job.status, lastArchivedAt: archivedAtOf(job.archivedAt), polledAt: job.status === 'active' ? now : null, pollDueAt });
   } else {
     // An ambiguous prompt keeps the description of its send in `error`.

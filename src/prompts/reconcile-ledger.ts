@@ -84,13 +84,8 @@ export async function reconcileWithLedger(ctx: PromptContext, meta: Pick<BatchMe
 
 /** The entry that says most: one that reached `sending` or later before one still queued, then the latest. */
 function best(entries: readonly LedgerEntry[]): LedgerEntry | undefined {
-  let pick: LedgerEntry | undefined;
-  for (const e of entries) {
-    const reached = e.status !== 'queued';
-    const pickReached = pick !== undefined && pick.status !== 'queued';
-    if (!pick || (reached && !pickReached) || (reached === pickReached && e.recordedAtMs > pick.recordedAtMs)) pick = e;
-  }
-  return pick;
+  const reached = (e: LedgerEntry) => Number(e.status !== 'queued');
+  return [...entries].sort((a, b) => reached(b) - reached(a) || b.recordedAtMs - a.recordedAtMs)[0];
 }
 
 function adopt(ctx: PromptContext, record: PromptRecord, known: LedgerEntry): Adoption {

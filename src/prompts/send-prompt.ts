@@ -40,8 +40,8 @@ export async function sendStep(scope: StepScope, record: PromptRecord, handedOve
   }
   if (record.kind === 'create') return post(scope, record, undefined, null);
 
-  // A follow-up of a chain that created its job goes to the job its first row created.
-  const jobId = record.jobId || handedOver?.jobId || (await chainJobId(scope, record));
+  // A chain's follow-up goes to the job its first row created (or named).
+  const jobId = record.jobId || handedOver?.jobId || (record.chainHead && (await ctx.store.read(record.chainHead))?.jobId);
   if (!jobId) return scope.finish(record, 'skipped', { error: 'not sent: the agent job of its chain is not known' });
   const seen = record.before;
   if (seen && record.checkedAtMs !== undefined && ctx.now() - record.checkedAtMs <= FRESH_LOOK_MS && isTerminalStatus(seen.status) && seen.status !== 'archived') {
@@ -73,13 +73,6 @@ export async function sendStep(scope: StepScope, record: PromptRecord, handedOve
     return wait(backoffMs(ctx.timing, record.checks), 'agent job is active');
   }
   return post(scope, record, jobId, JSON.stringify({ status: job.status, prLink: job.prLink, archivedAt: archivedAtOf(job.archivedAt) }));
-}
-
-/** The job a chain's first row created (or named), read from that row. */
-async function chainJobId(scope: StepScope, record: PromptRecord): Promise<string | undefined> {
-  if (!record.chainHead) return undefined;
-  const first = await scope.ctx.store.read(record.chainHead);
-  return first?.jobId || undefined;
 }
 
 /** Budget, claim, and the one POST: a message to `jobId`, or a create when there is none. */

@@ -80,18 +80,13 @@ export class StepScope {
    * when it waits (its next run writes them if this fails) or throws (the failure is what counts).
    */
   async runAndWrite(step: () => Promise<StepOutcome>): Promise<StepOutcome> {
-    let outcome: StepOutcome;
-    try {
-      outcome = await step();
-    } catch (err) {
-      await this.flush().catch((flushErr: unknown) => this.logger.warn({ event: 'prompt_events_write_failed', err: flushErr }, 'events kept for the next run'));
+    const kept = (err: unknown) => this.logger.warn({ event: 'prompt_events_write_failed', err }, 'events kept for the next run');
+    const outcome = await step().catch(async (err: unknown) => {
+      await this.flush().catch(kept);
       throw err;
-    }
-    if (outcome.kind === 'wait') {
-      this.flush().catch((err: unknown) => this.logger.warn({ event: 'prompt_events_write_failed', err }, 'events left for the next run'));
-    } else {
-      await this.flush();
-    }
+    });
+    if (outcome.kind === 'wait') this.flush().catch(kept);
+    else await this.flush();
     return outcome;
   }
 

@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis';
 import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { passLane, repairLaneHeads, sendWithGuards, startLaneHeads } from '../../src/prompts/lanes.js';
+import { passLane, repairLaneHeads, sendWithGuards } from '../../src/prompts/lanes.js';
 import { PROMPT_JOB, promptJobId } from '../../src/prompts/prompt-jobs.js';
 import type { PromptRecord } from '../../src/prompts/prompt-record.js';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
@@ -65,8 +65,8 @@ async function stateOf(record: PromptRecord): Promise<string | undefined> {
 describe('starting lane heads', () => {
   it('adds one job per head, none for the prompts behind it, and adds nothing again for a head that has one', async () => {
     const { heads, lanes } = await lanedBatch('start-heads', 3, 2);
-    await startLaneHeads(stack.store, queue, heads.map((h) => h.promptId));
-    await startLaneHeads(stack.store, queue, heads.map((h) => h.promptId));
+    await repairLaneHeads(stack.store, queue, heads.map((h) => h.promptId));
+    await repairLaneHeads(stack.store, queue, heads.map((h) => h.promptId));
     for (const head of heads) expect(await stateOf(head)).toBe('waiting');
     for (const lane of lanes.values()) expect(await stateOf(lane[1]!)).toBeUndefined();
     expect(await queue.getJobCountByTypes('waiting')).toBeGreaterThanOrEqual(3);
@@ -78,7 +78,7 @@ describe('handing a lane on', () => {
   it('puts the next head of the lane ahead of the jobs already waiting, so its agent job does not sit idle', async () => {
     const { heads, lanes } = await lanedBatch('pass-order', 4, 2);
     await queue.drain();
-    await startLaneHeads(stack.store, queue, heads.slice(0, 3).map((h) => h.promptId));
+    await repairLaneHeads(stack.store, queue, heads.slice(0, 3).map((h) => h.promptId));
     const [, , , last] = [...lanes.values()];
     await passLane(stack.store, queue, last![0]!);
     expect(await stack.store.laneHead(last![0]!.lane)).toBe(last![1]!.promptId);
@@ -152,7 +152,7 @@ describe('repairing lane heads', () => {
   it('retries the failed job of every open head, past the first hundred, and leaves heads fresh in this run alone', async () => {
     const { heads } = await lanedBatch('repair', 150, 1);
     await queue.drain();
-    await startLaneHeads(stack.store, queue, heads.map((h) => h.promptId));
+    await repairLaneHeads(stack.store, queue, heads.map((h) => h.promptId));
     // Failed for good without the prompt ending, as a job that stalled too often is.
     await takeInOrder(150, async () => {
       throw new UnrecoverableError('stalled too often');
