@@ -139,6 +139,7 @@ describe('read-only queries on a server', () => {
         session.close();
       }
     };
-    await until('the runaway gone from the engine', gone, 10_000);
+    // KILL QUERY is asynchronous: the query stops at its next check, later on a busy machine.
+    await until('the runaway gone from the engine', gone, 30_000);
   });
 });
