@@ -9,7 +9,7 @@
  * files inside `clickhouse/` and Redis's inside `redis/` are protected by their 0700 directory.
  * Node built-ins only: the CLI's fast paths load this.
  */
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MintpipeError } from './errors.js';
 
@@ -80,6 +80,26 @@ export function writePrivateFile(path: string, text: string): void {
   } catch (err) {
     rmSync(partial, { force: true });
     throw err;
+  }
+}
+
+/**
+ * Creates `path` as a new 0600 file holding `text`, unless something is already there (false
+ * then): two processes creating it at once agree on one content. Linked into place complete, so a
+ * reader never sees it half written.
+ */
+export function createPrivateFile(path: string, text: string): boolean {
+  const partial = `${path}.${process.pid}.partial`;
+  rmSync(partial, { force: true });
+  writeFileSync(partial, text, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(partial, path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    rmSync(partial, { force: true });
   }
 }
 
