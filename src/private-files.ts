@@ -1,6 +1,6 @@
 /**
  * What mintpipe keeps under its data dir is its owner's alone: the warehouse's files, the private
- * Redis's data, its password and socket, the gateway's token. Every directory mintpipe makes there
+ * Redis's data, its password and socket, the gateway's token, the dashboard's token. Every directory mintpipe makes there
  * is 0700 and every file it writes is 0600, each created with that mode (the process umask can
  * only narrow it), never chmod-ed afterwards: between a create and a chmod another local user can
  * open the file and keep reading it. A directory left with a wider mode (by an older mintpipe, by
