@@ -1,9 +1,9 @@
 /**
  * What mintpipe keeps under its data dir is its owner's alone: the warehouse's files, the private
- * Redis's data, its password and socket, the gateway's token, the dashboard's token. Every directory mintpipe makes there
- * is 0700 and every file it writes is 0600, each created with that mode (the process umask can
- * only narrow it), never chmod-ed afterwards: between a create and a chmod another local user can
- * open the file and keep reading it. A directory left with a wider mode (by an older mintpipe, by
+ * Redis's data, its password and socket, the gateway's token, the dashboard's token. Every
+ * directory mintpipe makes there is 0700 and every file it writes is 0600, each created with that
+ * mode (the process umask can only narrow it), never chmod-ed afterwards: between a create and a
+ * chmod another local user can open the file and keep reading it. A directory left with a wider mode (by an older mintpipe, by
  * hand, by an image) is narrowed with a log line; a file is always written anew (a temporary file
  * renamed over it), because writing over an existing file keeps that file's mode. The engine's own
  * files inside `clickhouse/` and Redis's inside `redis/` are protected by their 0700 directory.

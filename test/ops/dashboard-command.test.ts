@@ -109,7 +109,7 @@ describe('mintpipe dashboard', () => {
       const file = join(ownDir, 'dashboard-token');
       const token = readFileSync(file, 'utf8').trim();
       expect(statSync(file).mode & 0o777).toBe(0o600);
-      const printed = /^dashboard: (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]{48})   queues: \S+\/queues   metrics: \S+\/metrics \(token in (\S+)\)$/m.exec(running.output().stdout);
+      const printed = /^dashboard: (http:\/\/127\.0\.0\.1:\d+)\/\?token=([0-9a-f]{48}) {3}queues: \S+\/queues {3}metrics: \S+\/metrics \(token in (\S+)\)$/m.exec(running.output().stdout);
       expect(printed?.slice(2)).toEqual([token, file]);
       const url = printed![1]!;
       // The printed address, as a browser follows it: a cookie, then the page and its data.
