@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { testEnv } from '../support/export-stack.js';
 import { runCli, startCli } from '../support/run-cli.js';
 import { dashboardTokenHolder } from '../support/test-stack.js';
+import { fileTempDir } from '../support/test-env.js';
 import { until } from '../support/wait.js';
 
 const children: Array<ReturnType<typeof spawn>> = [];
@@ -47,6 +48,14 @@ describe('mintpipe dashboard', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^mintpipe: MINTPIPE_DASHBOARD_TOKEN: expected at least 16 characters/);
     expect(`${result.stdout}${result.stderr}`).not.toContain('Qz7#short');
+  });
+
+  it('stops in one line, exit 1, when a directory sits where its token file goes', async () => {
+    const ownDir = fileTempDir('dashboard-token-dir');
+    mkdirSync(join(ownDir, 'dashboard-token'));
+    const result = await runCli(['dashboard', '--port', '0'], testEnv({ MINTPIPE_DATA_DIR: ownDir, LOG_LEVEL: 'warn' }));
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([`mintpipe: ${join(ownDir, 'dashboard-token')}: not a file (mintpipe keeps the dashboard token there): remove it`]);
   });
 
   it('refuses a nightly cron with a seconds field: exit 2, one line naming the key', async () => {
