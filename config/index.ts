@@ -134,7 +134,7 @@ export interface MintpipeConfig {
     host: string;
     /** @default 3000 */
     port: number;
-    /** Required for every request but /healthz when set; at least 16 characters. @default undefined (loopback only, read-only) */
+    /** The user's token (at least 16 characters): allows a non-loopback host and writes. @default undefined (the data dir's generated token guards every request but /healthz; loopback only, read-only) */
     token: string | undefined;
     /** Host header names served besides localhost, 127.0.0.1, [::1] and `host` (`MINTPIPE_DASHBOARD_HOSTS`). @default [] */
     hosts: string[];

@@ -1,15 +1,15 @@
 /**
  * What mintpipe keeps under its data dir is its owner's alone: the warehouse's files, the private
- * Redis's data, its password and socket, the gateway's token. Every directory mintpipe makes there
- * is 0700 and every file it writes is 0600, each created with that mode (the process umask can
- * only narrow it), never chmod-ed afterwards: between a create and a chmod another local user can
- * open the file and keep reading it. A directory left with a wider mode (by an older mintpipe, by
+ * Redis's data, its password and socket, the gateway's token, the dashboard's token. Every
+ * directory mintpipe makes there is 0700 and every file it writes is 0600, each created with that
+ * mode (the process umask can only narrow it), never chmod-ed afterwards: between a create and a
+ * chmod another local user can open the file and keep reading it. A directory left with a wider mode (by an older mintpipe, by
  * hand, by an image) is narrowed with a log line; a file is always written anew (a temporary file
  * renamed over it), because writing over an existing file keeps that file's mode. The engine's own
  * files inside `clickhouse/` and Redis's inside `redis/` are protected by their 0700 directory.
  * Node built-ins only: the CLI's fast paths load this.
  */
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MintpipeError } from './errors.js';
 
@@ -80,6 +80,26 @@ export function writePrivateFile(path: string, text: string): void {
   } catch (err) {
     rmSync(partial, { force: true });
     throw err;
+  }
+}
+
+/**
+ * Creates `path` as a new 0600 file holding `text`, unless something is already there (false
+ * then): two processes creating it at once agree on one content. Linked into place complete, so a
+ * reader never sees it half written.
+ */
+export function createPrivateFile(path: string, text: string): boolean {
+  const partial = `${path}.${process.pid}.partial`;
+  rmSync(partial, { force: true });
+  writeFileSync(partial, text, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(partial, path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    rmSync(partial, { force: true });
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * Bull Board (jobs, retries, failures) for every mintpipe queue, mounted at /queues. Read-only
- * unless the dashboard has a token. It shows job data and failure reasons, never stack traces:
+ * unless the user set MINTPIPE_DASHBOARD_TOKEN. It shows job data and failure reasons, never stack traces:
  * those carry local paths and say nothing an operator acts on.
  */
 import { createBullBoard } from '@bull-board/api';

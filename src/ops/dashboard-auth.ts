@@ -1,6 +1,6 @@
 /**
- * Token check for a dashboard reachable from other machines. Every route except /healthz needs the
- * token: as `Authorization: Bearer <token>` (Prometheus, curl), or once as `?token=<token>` in a
+ * Token check of the dashboard and a worker's /metrics (always on: the user's token or the generated
+ * one, dashboard-token.ts). Every route except /healthz needs the token: as `Authorization: Bearer <token>` (Prometheus, curl), or once as `?token=<token>` in a
  * browser, which sets a cookie and redirects to the same URL without it, so the token does not stay
  * in the address bar, history or Referer headers. The cookie holds a digest, never the token.
  */

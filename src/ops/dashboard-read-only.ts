@@ -1,8 +1,9 @@
 /**
- * Without a token the dashboard only reads: nothing that a page on another site, or another local
- * user, can send may change a queue. Every method but GET and HEAD is refused (405) before routing
+ * Without a token the user set (MINTPIPE_DASHBOARD_TOKEN) the dashboard only reads, also behind its
+ * generated token: what a user gets by default is a view, and nothing a page on another site, or a
+ * local process that found the token, can send may change a queue. Every method but GET and HEAD is refused (405) before routing
  * and before the body is read, so no write route of Bull Board (add, retry, pause, clean,
- * obliterate, …) or of anything added later can run. With a token, the token guards writes.
+ * obliterate, …) or of anything added later can run. With the user's token, that token guards writes.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 

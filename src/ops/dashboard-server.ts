@@ -1,9 +1,12 @@
 /**
  * The dashboard server (fastify): the mintpipe page at `/`, its JSON at `/api/*`, Bull Board at
- * `/queues`, Prometheus text at `/metrics`, and `/healthz`. Loopback only and read-only unless a
- * token is set; with a token, everything but /healthz requires it (writes included). Only requests
- * naming a served host are answered (DNS rebinding). Nothing here can reach the API key: the server
- * only gets the queues, Redis and the warehouse (see OpsSource).
+ * `/queues`, Prometheus text at `/metrics`, and `/healthz`. Everything but /healthz needs a token:
+ * MINTPIPE_DASHBOARD_TOKEN, or the one generated in the data dir (dashboard-token.ts), so another
+ * local user reaches nothing on 127.0.0.1. Writes (Bull Board's retry, pause, clean, …) are
+ * allowed only with a token the user set; with the generated one the dashboard only reads, as it
+ * did before it had one. Loopback only unless a token is set. Only requests naming a served host
+ * are answered (DNS rebinding). Nothing here can reach the API key: the server only gets the
+ * queues, Redis and the warehouse (see OpsSource).
  */
 import Fastify, { type FastifyError } from 'fastify';
 import { MintpipeError, UsageError } from '../errors.js';
@@ -14,6 +17,7 @@ import { requireToken } from './dashboard-auth.js';
 import { assertBindAllowed } from './dashboard-bind.js';
 import { requireServedHost, servedHostNames } from './dashboard-hosts.js';
 import { refuseWrites } from './dashboard-read-only.js';
+import { resolveDashboardToken } from './dashboard-token.js';
 import { checkHealth } from './health.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { OpsSource } from './ops-source.js';
@@ -26,7 +30,7 @@ export interface DashboardOptions {
   host: string;
   /** Port; 0 picks a free one (the URL says which). @default from config: 3000 */
   port: number;
-  /** Required on every route but /healthz when set (`MINTPIPE_DASHBOARD_TOKEN`); without it the dashboard only reads. @default undefined */
+  /** The user's token (`MINTPIPE_DASHBOARD_TOKEN`): required on every route but /healthz, and allows writes. @default the data dir's generated token, read-only */
   token?: string;
   /** Host header names served besides localhost, 127.0.0.1, [::1] and `host` (`MINTPIPE_DASHBOARD_HOSTS`). @default [] */
   hosts?: readonly string[];
@@ -38,6 +42,13 @@ export interface DashboardOptions {
 export interface Dashboard {
   /** `http://host:port` as bound. */
   url: string;
+  /**
+   * The address to open: `url/?token=…` with the generated token, `url/` with the user's own (they
+   * have it, and a deployment's stdout may be collected). For the terminal only, never a log.
+   */
+  browserUrl: string;
+  /** Where the generated token is kept; undefined with MINTPIPE_DASHBOARD_TOKEN. */
+  tokenFile?: string;
   close(): Promise<void>;
 }
 
@@ -57,9 +68,10 @@ function statusFor(err: unknown): number {
 }
 
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
-  const token = options.token?.trim() || undefined;
-  assertBindAllowed(options.host, token);
+  assertBindAllowed(options.host, options.token?.trim() || undefined);
   const logger = options.logger.child({ component: 'dashboard' });
+  const token = resolveDashboardToken({ configured: options.token, dataDir: options.runtime.config.dataDir, logger });
+  const writable = token.origin === 'setting';
   const metrics = options.metrics ?? createMetrics();
   const source = options.runtime;
 
@@ -75,8 +87,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
   // Order matters: a foreign Host is refused before anything else, including the token check.
   requireServedHost(app, servedHostNames(options.host, options.hosts));
-  if (token) requireToken(app, token);
-  else refuseWrites(app);
+  requireToken(app, token.value);
+  if (!writable) refuseWrites(app);
 
   registerPageAssets(app);
   registerDashboardApi(app, source);
@@ -88,17 +100,19 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     const text = await metrics.render(source);
     return reply.type(metrics.contentType).send(text);
   });
-  await registerBullBoard(app, source, { readOnly: !token });
+  await registerBullBoard(app, source, { readOnly: !writable });
 
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = formatUrl(options.host, port);
-  logger.info({ event: 'dashboard_listening', url, token: token ? 'required' : 'none' }, 'dashboard listening');
+  logger.info({ event: 'dashboard_listening', url, token: token.origin, writable }, 'dashboard listening');
 
   let closing: Promise<void> | undefined;
   return {
     url,
+    browserUrl: token.origin === 'generated' ? `${url}/?token=${token.value}` : `${url}/`,
+    ...(token.file === undefined ? {} : { tokenFile: token.file }),
     close() {
       closing ??= app.close().then(() => logger.debug({ event: 'dashboard_closed' }, 'dashboard closed'));
       return closing;

@@ -2,12 +2,15 @@
  * `/metrics` (and `/healthz`) of a process that serves no dashboard, such as `mintpipe worker`. The
  * pipeline counters (pages, rows, API latency, retries, prompts) live in the process that does the
  * work, so in a scaled deployment Prometheus scrapes every worker. Queue and warehouse gauges are
- * the same from every process; by default they are left to the dashboard's /metrics.
+ * the same from every process; by default they are left to the dashboard's /metrics. /metrics needs
+ * the dashboard's token (MINTPIPE_DASHBOARD_TOKEN, or the data dir's generated one): another local
+ * user must not read queue names, projects and counts from 127.0.0.1.
  */
 import Fastify from 'fastify';
 import type { Logger } from '../logger.js';
 import { requireToken } from './dashboard-auth.js';
 import { assertBindAllowed } from './dashboard-bind.js';
+import { resolveDashboardToken } from './dashboard-token.js';
 import { checkHealth } from './health.js';
 import type { Metrics } from './metrics.js';
 import type { OpsSource } from './ops-source.js';
@@ -19,7 +22,7 @@ export interface MetricsServerOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  /** Required (as for the dashboard: `Authorization: Bearer …`) when set. @default undefined */
+  /** The user's token, required as for the dashboard (`Authorization: Bearer …`). @default the data dir's generated token */
   token?: string;
   /** Also read queue and warehouse gauges here (when no dashboard runs). @default false */
   sharedGauges?: boolean;
@@ -28,15 +31,17 @@ export interface MetricsServerOptions {
 
 export interface MetricsServer {
   url: string;
+  /** Where the generated token is kept; undefined with MINTPIPE_DASHBOARD_TOKEN. */
+  tokenFile?: string;
   close(): Promise<void>;
 }
 
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
-  const token = options.token?.trim() || undefined;
-  assertBindAllowed(options.host, token);
+  assertBindAllowed(options.host, options.token?.trim() || undefined);
+  const token = resolveDashboardToken({ configured: options.token, dataDir: options.runtime.config.dataDir, logger: options.logger });
   const app = Fastify({ logger: false, forceCloseConnections: true });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
-  if (token) requireToken(app, token);
+  requireToken(app, token.value);
   app.get('/metrics', async (_request, reply) => {
     const text = await options.metrics.render(options.runtime, { sharedGauges: options.sharedGauges ?? false });
     return reply.type(options.metrics.contentType).send(text);
@@ -54,6 +59,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   let closing: Promise<void> | undefined;
   return {
     url,
+    ...(token.file === undefined ? {} : { tokenFile: token.file }),
     close() {
       closing ??= app.close();
       return closing;

@@ -10,6 +10,7 @@ import { testEnv } from '../support/export-stack.js';
 import { alive, descendants } from '../support/processes.js';
 import { runCli, startCli } from '../support/run-cli.js';
 import { queueKeyPrefix } from '../../src/queue/queue-names.js';
+import { dashboardTokenHolder } from '../support/test-stack.js';
 import { until } from '../support/wait.js';
 
 const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
@@ -25,14 +26,19 @@ describe('mintpipe start lifecycle', () => {
       expect(stdout.split('\n')[0]).toMatch(
         /^mintpipe: no MINTLIFY_API_KEY set — running against the built-in emulator at http:\/\/127\.0\.0\.1:\d+ \(synthetic data\), into the embedded warehouse in \S+, queues in Redis at redis:\/\/127\.0\.0\.1:\d+ \(REDIS_URL\)$/,
       );
-      const url = /dashboard: (http:\/\/\S+)/.exec(stdout)?.[1];
-      expect(url).toBeDefined();
+      // The address it prints carries the generated token, so a click opens it.
+      const holder = dashboardTokenHolder(env.MINTPIPE_DATA_DIR!);
+      const printed = /dashboard: (http:\/\/\S+)\/\?token=([0-9a-f]{48}) /.exec(stdout);
+      expect(printed?.[2]).toBe(holder.token());
+      const url = printed![1]!;
+      expect((await fetch(`${url}/?token=${printed![2]}`, { redirect: 'manual' })).status).toBe(302);
       const health = await fetch(`${url}/healthz`);
       expect(health.status).toBe(200);
       // Let the demo windows run so the pipeline metrics have something to count.
       const queue = new Queue('export', { connection: redis, prefix: queueKeyPrefix(env.MINTPIPE_QUEUE_PREFIX!) });
       await until('7 completed export jobs', async () => (((await queue.getJobCounts('completed')).completed ?? 0) >= 7 ? true : undefined));
-      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect((await fetch(`${url}/metrics`)).status).toBe(401);
+      const metrics = await (await holder.fetch(`${url}/metrics`)).text();
       expect(metrics).toMatch(/mintpipe_rows_loaded_total\{project="demo-docs"\} \d+/);
       expect(metrics).toMatch(/bullmq|queue/i);
 
@@ -120,7 +126,11 @@ describe('mintpipe start lifecycle', () => {
     const { child, output, exited } = await startCli(['worker', '--queues', 'export', '--metrics-port', '0'], env, (printed) => metricsLine.test(printed.stderr));
     try {
       const url = metricsLine.exec(output().stderr)![1];
-      const metrics = await (await fetch(`${url}/metrics`)).text();
+      // Behind the token generated in its data dir, as the line it printed says.
+      const holder = dashboardTokenHolder(env.MINTPIPE_DATA_DIR!);
+      expect(output().stderr).toContain(`Authorization: Bearer the token in ${join(env.MINTPIPE_DATA_DIR!, 'dashboard-token')}`);
+      expect((await fetch(`${url}/metrics`)).status).toBe(401);
+      const metrics = await (await holder.fetch(`${url}/metrics`)).text();
       expect(metrics).toContain('mintpipe_api_request_duration_seconds');
       expect(metrics).not.toContain('mint_test_secret');
       const queue = new Queue('export', { connection: redis, prefix: queueKeyPrefix(env.MINTPIPE_QUEUE_PREFIX!) });

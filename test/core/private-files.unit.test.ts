@@ -1,8 +1,8 @@
-import { chmodSync, linkSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PrivateDirError, prepareDataDir, privateDir, writePrivateFile } from '../../src/private-files.js';
+import { createPrivateFile, PrivateDirError, prepareDataDir, privateDir, writePrivateFile } from '../../src/private-files.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -73,5 +73,15 @@ describe('private files', () => {
     expect(readFileSync(join(dir, 'their-handle'), 'utf8')).toBe('old secret');
     writePrivateFile(join(dir, 'fresh'), 'x');
     expect(mode(join(dir, 'fresh'))).toBe(0o600);
+  });
+
+  it('creates a new 0600 file whatever the umask, and keeps one already there, leaving nothing partial', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mintpipe-private-'));
+    const path = join(dir, 'dashboard-token');
+    expect(createPrivateFile(path, 'first')).toBe(true);
+    expect(mode(path)).toBe(0o600);
+    expect(createPrivateFile(path, 'second')).toBe(false);
+    expect(readFileSync(path, 'utf8')).toBe('first');
+    expect(readdirSync(dir)).toEqual(['dashboard-token']);
   });
 });

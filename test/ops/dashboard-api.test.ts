@@ -52,7 +52,7 @@ interface SplitAnswer<K extends string> {
 }
 
 async function get(path: string): Promise<{ status: number; body: Answers }> {
-  const response = await fetch(`${dashboard.url}${path}`);
+  const response = await stack.fetch(`${dashboard.url}${path}`);
   return { status: response.status, body: (await response.json()) as Answers };
 }
 
@@ -211,26 +211,26 @@ describe('dashboard JSON API', () => {
   });
 
   it('serves the page and its assets with a strict content security policy', async () => {
-    const page = await fetch(`${dashboard.url}/`);
+    const page = await stack.fetch(`${dashboard.url}/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
     const html = await page.text();
     for (const asset of html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)) {
-      expect((await fetch(`${dashboard.url}${asset[1]}`)).status).toBe(200);
+      expect((await stack.fetch(`${dashboard.url}${asset[1]}`)).status).toBe(200);
     }
-    expect((await fetch(`${dashboard.url}/assets/../../package.json`)).status).toBe(404);
-    expect((await fetch(`${dashboard.url}/assets/secrets.txt`)).status).toBe(404);
+    expect((await stack.fetch(`${dashboard.url}/assets/../../package.json`)).status).toBe(404);
+    expect((await stack.fetch(`${dashboard.url}/assets/secrets.txt`)).status).toBe(404);
   });
 
   it('mounts Bull Board for both queues under /queues', async () => {
-    const ui = await fetch(`${dashboard.url}/queues`);
+    const ui = await stack.fetch(`${dashboard.url}/queues`);
     expect(ui.status).toBe(200);
     const html = await ui.text();
     expect(html).toMatch(/<html/i);
     // Nothing is loaded from the internet (the machine may have none).
     expect(html).not.toMatch(/(?:href|src)="https?:/);
-    const api = await fetch(`${dashboard.url}/queues/api/queues`);
+    const api = await stack.fetch(`${dashboard.url}/queues/api/queues`);
     const body = (await api.json()) as { queues: Array<{ name: string }> };
     expect(body.queues.map((q) => q.name).sort()).toEqual(['export', 'prompts']);
   });

@@ -1,6 +1,7 @@
 /**
  * The dashboard page in a real browser (Debian's headless Chromium driven by playwright-core),
- * against a stack with data: the chart draws a bar and points per exported day, the tables fill,
+ * against a stack with data, opened from the address `start` prints (with the generated token, as
+ * a user clicks it): the chart draws a bar and points per exported day, the tables fill,
  * nothing breaks the page's CSP. Screenshots go to test-artifacts/.
  *
  * The only test that needs a browser. Without one it is skipped locally, with the reason in its
@@ -67,7 +68,7 @@ async function openPage(url: string): Promise<Page> {
  */
 let seededPage: Page | undefined;
 async function seededDashboard(): Promise<Page> {
-  seededPage ??= await openPage(dashboard.url);
+  seededPage ??= await openPage(dashboard.browserUrl);
   return seededPage;
 }
 
@@ -108,6 +109,14 @@ describe.skipIf(SKIP)(TITLE, () => {
     await emptyStack?.close();
     await stack?.close();
     if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  });
+
+  it('opens from the address with the generated token, which then leaves the address bar', async () => {
+    expect(dashboard.browserUrl).toBe(`${dashboard.url}/?token=${stack.token()}`);
+    const page = await seededDashboard();
+    expect(page.url()).toMatch(new RegExp(`^${dashboard.url}/#`));
+    expect(page.url()).not.toContain('token');
+    expect(await page.content()).not.toContain(stack.token());
   });
 
   it('draws a bar and human and AI points for every exported day, and marks the gaps', async () => {
@@ -194,7 +203,7 @@ describe.skipIf(SKIP)(TITLE, () => {
   });
 
   it("shows the running worker and the budget it uses, not the dashboard's own", async () => {
-    const page = await openPage(dashboard.url);
+    const page = await openPage(dashboard.browserUrl);
     await page.waitForSelector('#installation .process');
     expect(await page.locator('#installation .process').count()).toBe(1);
     expect(await page.locator('#installation .process').innerText()).toMatch(/worker[\s\S]*pid 4242 on worker-host[\s\S]*workers: export/);
@@ -212,7 +221,7 @@ describe.skipIf(SKIP)(TITLE, () => {
     const setAt = Date.now();
     await stack.redis.set(key, JSON.stringify({ ...worker, pid: 5151, host: 'gone-host', pidSpace: 'gone-host-boot/pid:[1]', refresh: { everyMs: 100, ttlMs: 60_000 } }), 'PX', 58_000);
     try {
-      const page = await openPage(dashboard.url);
+      const page = await openPage(dashboard.browserUrl);
       await page.waitForSelector('#installation [data-notice="heartbeat-late"]');
       expect(await page.locator('#installation .process').count()).toBe(2);
       // 2 s at the set, plus however long the page took to ask (a loaded machine: seconds).
@@ -227,7 +236,7 @@ describe.skipIf(SKIP)(TITLE, () => {
   });
 
   it('switches the chart to 90 days', async () => {
-    const page = await openPage(dashboard.url);
+    const page = await openPage(dashboard.browserUrl);
     await page.click('.segmented button[data-days="90"]');
     await expect.poll(() => page.locator('#chart svg .bar-missing').count()).toBe(90 - seed.days.length);
     expect(await page.locator('#chart svg .bar-total').count()).toBe(seed.days.length);
@@ -236,7 +245,7 @@ describe.skipIf(SKIP)(TITLE, () => {
   });
 
   it('fills the top pages, export runs and prompt batch panels', async () => {
-    const page = await openPage(dashboard.url);
+    const page = await openPage(dashboard.browserUrl);
     await page.waitForSelector('#pages tbody tr');
     expect(await page.locator('#pages tbody tr').count()).toBe(10);
     // Default window: the newest, here the week; its busiest page comes first.
@@ -265,7 +274,7 @@ describe.skipIf(SKIP)(TITLE, () => {
   });
 
   it('explains every empty panel when the warehouse has no data yet', async () => {
-    const page = await openPage(emptyDashboard.url);
+    const page = await openPage(emptyDashboard.browserUrl);
     expect(await page.locator('#chart .empty').innerText()).toMatch(/No exports in the warehouse yet[\s\S]*mintpipe export/);
     expect(await page.locator('#runs .empty').innerText()).toMatch(/No export runs yet/);
     expect(await page.locator('#batches .empty').innerText()).toMatch(/No prompt batches yet[\s\S]*prompts send/);
@@ -280,12 +289,15 @@ describe.skipIf(SKIP)(TITLE, () => {
   });
 
   it('opens with ?token= once, then works from the cookie with the token gone from the address bar', async () => {
-    const page = await openPage(`${tokenDashboard.url}/?token=${TOKEN}#days=30`);
+    // By the name localhost: a browser keeps cookies per host, not per port, and this dashboard's
+    // cookie (of the user's token) must not replace the generated token's the other pages use.
+    const url = tokenDashboard.url.replace('127.0.0.1', 'localhost');
+    const page = await openPage(`${url}/?token=${TOKEN}#days=30`);
     expect(page.url()).not.toContain(TOKEN);
     await page.waitForSelector('#chart svg .bar-total');
     expect(await page.locator('#chart svg .bar-total').count()).toBe(seed.days.length);
     expect(await page.content()).not.toContain(TOKEN);
-    await page.goto(`${tokenDashboard.url}/queues`);
+    await page.goto(`${url}/queues`);
     await expect.poll(() => page.locator('body').innerText(), { timeout: 20_000 }).toMatch(/export[\s\S]*prompts|prompts[\s\S]*export/);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-queues.png') });
     await page.close();

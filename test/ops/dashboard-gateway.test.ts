@@ -14,9 +14,11 @@ import type { SplitPoint } from '../../src/ops/daily-split-reads.js';
 import type { FreshnessRow } from '../../src/ops/dashboard-api.js';
 import type { InstallationView } from '../../src/ops/installation-reads.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
+import { dashboardTokenHolder } from '../support/test-stack.js';
 import { seedDashboardData, seedDatasetData, type DatasetSeed, type SeedResult } from '../support/dashboard-stack.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-gateway-'));
+const tokenHolder = dashboardTokenHolder(dataDir);
 const env = {
   PATH: process.env.PATH,
   HOME: process.env.HOME,
@@ -81,7 +83,7 @@ afterAll(async () => {
 });
 
 async function get<T>(path: string): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${url}${path}`);
+  const response = await tokenHolder.fetch(`${url}${path}`);
   return { status: response.status, body: (await response.json()) as T };
 }
 
@@ -121,7 +123,7 @@ describe('the dashboard beside a worker that holds the embedded warehouse', () =
     expect(installation.body).toMatchObject({ running: true, settings: { analyticsRate: '11/1m', projects: [seed.projectId] } });
     // The test Redis keeps what BullMQ writes (AOF, noeviction), read from INFO: no warning to show.
     expect((installation.body as unknown as { redisDurability: unknown }).redisDurability).toEqual({ durable: true, problems: [] });
-    const metrics = await (await fetch(`${url}/metrics`)).text();
+    const metrics = await (await tokenHolder.fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/^mintpipe_scrape_source_up\{source="warehouse"\} 1$/m);
     // Nothing waited for the engine's lock or failed to read it.
     expect(dashboardStderr).not.toMatch(/warehouse_waiting|in use by another/);

@@ -59,7 +59,7 @@ describe('the Host header (DNS rebinding)', () => {
   it('serves localhost, 127.0.0.1 and [::1], with or without a port', async () => {
     const port = new URL(loopback.url).port;
     for (const host of ['localhost', `localhost:${port}`, '127.0.0.1', `127.0.0.1:${port}`, '[::1]', `[::1]:${port}`, 'LocalHost']) {
-      const response = await send(loopback, '/queues/api/queues', host);
+      const response = await send(loopback, '/queues/api/queues', host, { authorization: `Bearer ${stack.token()}` });
       expect(response.status, host).toBe(200);
       expect(response.body).toContain(QUEUE_NAMES.prompts);
     }

@@ -76,7 +76,7 @@ function sample(text: string, series: string): number | undefined {
 
 describe('dashboard on a running stack', () => {
   it('shows at /metrics what the export pipeline did, and the queue it did it from', async () => {
-    const text = await (await fetch(`${dashboard.url}/metrics`)).text();
+    const text = await (await stack!.fetch(`${dashboard.url}/metrics`)).text();
     expect(sample(text, `mintpipe_pages_fetched_total{project="${PROJECT}"}`)).toBe(DAYS * 3);
     expect(sample(text, `mintpipe_rows_loaded_total{project="${PROJECT}"}`)).toBe(DAYS * PATHS_PER_DAY);
     expect(sample(text, 'mintpipe_api_request_duration_seconds_count{op="getAnalytics",outcome="ok"}')).toBe(DAYS * 3);
@@ -86,11 +86,11 @@ describe('dashboard on a running stack', () => {
   });
 
   it('shows the exported days on the API the page reads', async () => {
-    const body = (await (await fetch(`${dashboard.url}/api/daily?project=${PROJECT}&days=30`)).json()) as { days: Array<{ counts: unknown }> };
+    const body = (await (await stack!.fetch(`${dashboard.url}/api/daily?project=${PROJECT}&days=30`)).json()) as { days: Array<{ counts: unknown }> };
     expect(body.days.filter((d) => d.counts)).toHaveLength(DAYS);
   });
 
-  it('never shows the API key: not on any page, JSON answer, error, metric or Bull Board view, nor in any log line', async () => {
+  it('never shows the API key: not on any page, JSON answer, error, metric or Bull Board view, and neither it nor the dashboard token is in any log line', async () => {
     const firstDay = addDays(dayInTimeZone(new Date(), 'UTC'), -1);
     const paths = [
       '/',
@@ -120,7 +120,7 @@ describe('dashboard on a running stack', () => {
     ];
     const seen: string[] = [];
     for (const path of paths) {
-      const response = await fetch(`${dashboard.url}${path}`);
+      const response = await stack!.fetch(`${dashboard.url}${path}`);
       const text = await response.text();
       seen.push(`${path} ${response.status}`);
       expect(text, path).not.toContain(TEST_API_KEY);
@@ -131,5 +131,8 @@ describe('dashboard on a running stack', () => {
     expect(seen.filter((s) => s.endsWith(' 200')).length).toBeGreaterThanOrEqual(paths.length - 3);
     expect(logLines.length).toBeGreaterThan(0);
     expect(logLines.join('')).not.toContain(TEST_API_KEY);
+    // Nor the dashboard's generated token, which every request above carried (the logger redacts it).
+    expect(logLines.join('')).toContain('dashboard_listening');
+    expect(logLines.join('')).not.toContain(stack!.token());
   });
 });

@@ -64,12 +64,13 @@ interface BoardQueue {
 }
 
 async function boardQueues(url: string, query = '', headers: Record<string, string> = {}): Promise<BoardQueue[]> {
-  const response = await fetch(`${url}/queues/api/queues${query}`, { headers });
+  const response = await stack.fetch(`${url}/queues/api/queues${query}`, { headers });
   expect(response.status).toBe(200);
   return ((await response.json()) as { queues: BoardQueue[] }).queues;
 }
 
-describe('without a token the dashboard only reads', () => {
+describe('without MINTPIPE_DASHBOARD_TOKEN the dashboard only reads, also for whoever has its generated token', () => {
+
   it('shows every queue in Bull Board read-only, without retries', async () => {
     const queues = await boardQueues(open.url);
     expect(queues.map((q) => q.name).sort()).toEqual([QUEUE_NAMES.export, QUEUE_NAMES.prompts].sort());
@@ -79,9 +80,16 @@ describe('without a token the dashboard only reads', () => {
     }
   });
 
+  it('answers a write without the token 401, and changes nothing', async () => {
+    const before = await redisSnapshot();
+    const response = await fetch(`${open.url}/queues/api/queues/${QUEUE_NAMES.prompts}/pause`, { method: 'PUT' });
+    expect(response.status).toBe(401);
+    expect(await redisSnapshot()).toEqual(before);
+  });
+
   it('refuses a POST that would add a job (405) and Redis is unchanged', async () => {
     const before = await redisSnapshot();
-    const response = await fetch(`${open.url}/queues/api/queues/${QUEUE_NAMES.export}/add`, {
+    const response = await stack.fetch(`${open.url}/queues/api/queues/${QUEUE_NAMES.export}/add`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'window', data: { kind: 'bogus', projectId: 'p', dateFrom: '1900-01-01', dateTo: '9999-12-31' } }),
@@ -94,7 +102,7 @@ describe('without a token the dashboard only reads', () => {
 
   it('refuses a PUT that would pause the prompts queue (405) and the queue keeps running', async () => {
     const before = await redisSnapshot();
-    const response = await fetch(`${open.url}/queues/api/queues/${QUEUE_NAMES.prompts}/pause`, { method: 'PUT' });
+    const response = await stack.fetch(`${open.url}/queues/api/queues/${QUEUE_NAMES.prompts}/pause`, { method: 'PUT' });
     expect(response.status).toBe(405);
     expect(await stack.queue(QUEUE_NAMES.prompts).isPaused()).toBe(false);
     expect(await redisSnapshot()).toEqual(before);
@@ -106,7 +114,7 @@ describe('without a token the dashboard only reads', () => {
     const before = await redisSnapshot();
     for (const { method, path } of requests) {
       for (const tried of new Set([method, ...WRITE_METHODS])) {
-        const response = await fetch(`${open.url}${path}`, { method: tried, headers: { 'content-type': 'application/json' }, body: '{}' });
+        const response = await stack.fetch(`${open.url}${path}`, { method: tried, headers: { 'content-type': 'application/json' }, body: '{}' });
         expect(response.status, `${tried} ${path}`).toBe(405);
       }
     }
@@ -116,25 +124,27 @@ describe('without a token the dashboard only reads', () => {
 
   it('refuses writes to its own routes too', async () => {
     for (const path of ['/', '/api/projects', '/api/queues', '/metrics', '/healthz']) {
-      expect((await fetch(`${open.url}${path}`, { method: 'POST', body: '{}' })).status, path).toBe(405);
+      expect((await stack.fetch(`${open.url}${path}`, { method: 'POST', body: '{}' })).status, path).toBe(405);
     }
   });
 
   it('still reads: pages, the API and Bull Board answer GET and HEAD', async () => {
     for (const path of ['/', '/api/projects', '/queues', '/queues/api/queues']) {
-      expect((await fetch(`${open.url}${path}`)).status, path).toBe(200);
-      expect((await fetch(`${open.url}${path}`, { method: 'HEAD' })).status, `HEAD ${path}`).toBe(200);
+      expect((await stack.fetch(`${open.url}${path}`)).status, path).toBe(200);
+      expect((await stack.fetch(`${open.url}${path}`, { method: 'HEAD' })).status, `HEAD ${path}`).toBe(200);
     }
   });
 });
 
-describe('with a token, writes need it', () => {
-  it('answers 401 to a write without the token and changes nothing', async () => {
+describe('with MINTPIPE_DASHBOARD_TOKEN, writes are allowed and need it', () => {
+  it('answers 401 to a write without the token or with the generated one, and changes nothing', async () => {
     const before = await redisSnapshot();
     const response = await fetch(`${guarded.url}/queues/api/queues/${QUEUE_NAMES.prompts}/pause`, { method: 'PUT' });
     expect(response.status).toBe(401);
     const wrong = await fetch(`${guarded.url}/queues/api/queues/${QUEUE_NAMES.prompts}/pause`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}x` } });
     expect(wrong.status).toBe(401);
+    const generated = await stack.fetch(`${guarded.url}/queues/api/queues/${QUEUE_NAMES.prompts}/pause`, { method: 'PUT' });
+    expect(generated.status).toBe(401);
     expect(await redisSnapshot()).toEqual(before);
   });
 
@@ -180,7 +190,7 @@ describe('Bull Board shows failures without stack traces', () => {
     expect(job?.failedReason).toBe('page 3 breaks the total invariant');
     expect(job?.stacktrace).toEqual([]);
 
-    const single = await fetch(`${open.url}/queues/api/queues/${QUEUE_NAMES.export}/failing-1`);
+    const single = await stack.fetch(`${open.url}/queues/api/queues/${QUEUE_NAMES.export}/failing-1`);
     const text = await single.text();
     expect(single.status).toBe(200);
     expect(text).toContain('page 3 breaks the total invariant');
@@ -198,7 +208,7 @@ describe('Bull Board shows failures without stack traces', () => {
     const previous = process.env.NODE_ENV;
     process.env.NODE_ENV = 'development';
     try {
-      const response = await fetch(`${dashboard.url}/queues/api/queues/${QUEUE_NAMES.prompts}/waiting-1`);
+      const response = await stack.fetch(`${dashboard.url}/queues/api/queues/${QUEUE_NAMES.prompts}/waiting-1`);
       const body = (await response.json()) as Record<string, unknown>;
       expect(response.status).toBe(500);
       expect(body.details).toBeUndefined();

@@ -1,13 +1,17 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import { startDashboard, type Dashboard } from '../../src/ops/dashboard-server.js';
 import type { OpsSource } from '../../src/ops/ops-source.js';
+import { QUEUE_NAMES } from '../../src/queue/queues.js';
 import { createRedisConnection } from '../../src/queue/redis-connection.js';
 import { WarehouseLockedError } from '../../src/warehouse/index.js';
 import { openDashboardStack, type DashboardStack } from '../support/dashboard-stack.js';
 import { freePort } from '../support/ports.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const logger = createLogger({ level: 'silent', pretty: false });
 const TOKEN = 'dashboard-token-7c1f0e9a2b';
@@ -52,18 +56,78 @@ describe('where the dashboard may listen', () => {
     await expect(startDashboard({ runtime: stack.source, host: '::', port: 0, token: '  ', logger })).rejects.toBeInstanceOf(UsageError);
   });
 
-  it('binds loopback without a token', async () => {
+  it('binds loopback without MINTPIPE_DASHBOARD_TOKEN, behind the generated token', async () => {
     const dashboard = await start({ host: 'localhost' });
     expect(dashboard.url).toMatch(/^http:\/\/localhost:\d+$/);
-    expect((await fetch(`${dashboard.url}/api/projects`)).status).toBe(200);
+    expect((await fetch(`${dashboard.url}/api/projects`)).status).toBe(401);
+    expect((await stack.fetch(`${dashboard.url}/api/projects`)).status).toBe(200);
   });
 });
 
-describe('with a token', () => {
+describe('with the default settings (no MINTPIPE_DASHBOARD_TOKEN)', () => {
+  let dashboard: Dashboard;
+  let dataDir: string;
+  beforeAll(async () => {
+    // A data dir of this block's own: the token file is made here, by this start.
+    dataDir = fileTempDir('dashtoken');
+    dashboard = await start({ source: { ...stack.source, config: { ...stack.source.config, dataDir } } });
+  });
+
+  it('answers 401 and no data on the page, /api/*, Bull Board and /metrics without the token', async () => {
+    await stack.queue(QUEUE_NAMES.export).add('window', { projectId: 'secret-project' });
+    for (const path of ['/', '/assets/dashboard.js', '/api/projects', '/api/queues', '/api/export-runs', '/api/prompt-batches', '/metrics', '/queues', '/queues/api/queues']) {
+      const response = await fetch(`${dashboard.url}${path}`, { redirect: 'manual' });
+      expect(response.status, path).toBe(401);
+      const text = await response.text();
+      expect(text, path).toMatch(/^mintpipe dashboard: token required/);
+      expect(text, path).not.toMatch(/export|secret-project|bullmq/);
+    }
+  });
+
+  it('still answers /healthz without the token', async () => {
+    expect((await fetch(`${dashboard.url}/healthz`)).status).toBe(200);
+  });
+
+  it('keeps the token 0600 in <dataDir>/dashboard-token, and the browser address carries it', async () => {
+    const file = join(dataDir, 'dashboard-token');
+    expect(dashboard.tokenFile).toBe(file);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const token = readFileSync(file, 'utf8').trim();
+    expect(token).toMatch(/^[0-9a-f]{48}$/);
+    expect(dashboard.browserUrl).toBe(`${dashboard.url}/?token=${token}`);
+  });
+
+  it('opens from the browser address: a cookie, the token gone from the address, then data', async () => {
+    const first = await fetch(dashboard.browserUrl, { redirect: 'manual' });
+    expect(first.status).toBe(302);
+    expect(first.headers.get('location')).toBe('/');
+    const session = (first.headers.get('set-cookie') ?? '').split(';')[0]!;
+    expect((await fetch(`${dashboard.url}/api/projects`, { headers: { cookie: session } })).status).toBe(200);
+  });
+
+  it('reuses the token at the next start, so a bookmark or a scrape config keeps working', async () => {
+    const before = readFileSync(join(dataDir, 'dashboard-token'), 'utf8');
+    await dashboard.close();
+    const again = await start({ source: { ...stack.source, config: { ...stack.source.config, dataDir } } });
+    expect(readFileSync(join(dataDir, 'dashboard-token'), 'utf8')).toBe(before);
+    expect((await fetch(`${again.url}/metrics`, { headers: { authorization: `Bearer ${before.trim()}` } })).status).toBe(200);
+    expect(again.browserUrl).toBe(`${again.url}/?token=${before.trim()}`);
+  });
+});
+
+describe('with MINTPIPE_DASHBOARD_TOKEN', () => {
   let url: string;
   beforeAll(async () => {
     const dashboard = await start({ host: '0.0.0.0', token: TOKEN });
     url = dashboard.url.replace('0.0.0.0', '127.0.0.1');
+  });
+
+  it('shows the browser address without the token (the user has it) and keeps no token file', async () => {
+    const dataDir = fileTempDir('dashtoken');
+    const dashboard = await start({ token: TOKEN, source: { ...stack.source, config: { ...stack.source.config, dataDir } } });
+    expect(dashboard.browserUrl).toBe(`${dashboard.url}/`);
+    expect(dashboard.tokenFile).toBeUndefined();
+    expect(existsSync(join(dataDir, 'dashboard-token'))).toBe(false);
   });
 
   it('answers 401 on every route but /healthz without it', async () => {
@@ -118,7 +182,7 @@ describe('/healthz', () => {
     expect(response.status).toBe(503);
     expect(await response.json()).toEqual({ redis: 'ok', warehouse: 'failed', errors: { warehouse: expect.stringMatching(/in use by another mintpipe process/) } });
     // The API says the same instead of hanging or crashing.
-    const api = await fetch(`${dashboard.url}/api/projects`);
+    const api = await stack.fetch(`${dashboard.url}/api/projects`);
     expect(api.status).toBe(503);
     expect(((await api.json()) as { error: string }).error).toMatch(/in use/);
   });

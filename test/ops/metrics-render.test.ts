@@ -113,7 +113,7 @@ describe('metrics', () => {
   });
 
   it('serves all of it at /metrics in the Prometheus text format', async () => {
-    const response = await fetch(`${dashboard.url}/metrics`);
+    const response = await stack.fetch(`${dashboard.url}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await response.text();

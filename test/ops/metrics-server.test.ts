@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
@@ -26,7 +27,7 @@ describe("a worker's own /metrics endpoint", () => {
     metrics.exportObserver.pageFetched('acme');
     const server = await startMetricsServer({ runtime: stack.source, metrics, host: '127.0.0.1', port: 0, logger });
     servers.push(server);
-    const text = await (await fetch(`${server.url}/metrics`)).text();
+    const text = await (await stack.fetch(`${server.url}/metrics`)).text();
     expect(text).toMatch(/^mintpipe_pages_fetched_total\{project="acme"\} 1$/m);
     expect(text).not.toMatch(/^bullmq_job_count\{/m);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
@@ -35,8 +36,22 @@ describe("a worker's own /metrics endpoint", () => {
   it('also reads the queue gauges when asked (no dashboard running)', async () => {
     const server = await startMetricsServer({ runtime: stack.source, metrics: createMetrics(), host: '127.0.0.1', port: 0, sharedGauges: true, logger });
     servers.push(server);
-    const text = await (await fetch(`${server.url}/metrics`)).text();
+    const text = await (await stack.fetch(`${server.url}/metrics`)).text();
     expect(text).toMatch(/^bullmq_job_count\{queue="export",state="waiting"\} 1$/m);
+  });
+
+  it('answers 401 and no counters without the generated token by default, and /healthz still', async () => {
+    const metrics = createMetrics();
+    metrics.exportObserver.pageFetched('acme');
+    const server = await startMetricsServer({ runtime: stack.source, metrics, host: '127.0.0.1', port: 0, logger });
+    servers.push(server);
+    const response = await fetch(`${server.url}/metrics`);
+    expect(response.status).toBe(401);
+    expect(await response.text()).not.toContain('mintpipe_pages_fetched_total');
+    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer 0123456789abcdef0123456789abcdef0123456789abcdef' } })).status).toBe(401);
+    expect(server.tokenFile).toBe(join(stack.dataDir, 'dashboard-token'));
+    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${stack.token()}` } })).status).toBe(200);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
   it('refuses a non-loopback address without a token, and requires the token when set', async () => {

@@ -20,11 +20,11 @@ import {
   type PromptEvent,
   type Warehouse,
 } from '../../src/warehouse/index.js';
-import { openTestStack } from './test-stack.js';
+import { openTestStack, type DashboardTokenHolder } from './test-stack.js';
 
 type VisitorRow = { path: string; human: number; ai: number; total: number };
 
-export interface DashboardStack {
+export interface DashboardStack extends DashboardTokenHolder {
   source: OpsSource;
   dataDir: string;
   warehouse: Warehouse;
@@ -67,6 +67,8 @@ export async function openDashboardStack(options: DashboardStackOptions = {}): P
     redis: runtime.redis,
     prefix,
     queue,
+    token: stack.token,
+    fetch: stack.fetch,
     close: () => stack.close(),
   };
 }

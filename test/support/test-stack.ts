@@ -4,12 +4,17 @@
  * warehouse, in-process workers for the queues named. Presets per area (export-stack.ts,
  * prompts-stack.ts, dashboard-stack.ts) add only what is theirs.
  *
+ * Every stack knows the dashboard token a dashboard or /metrics server on its data dir generates
+ * (mintpipe's default: no MINTPIPE_DASHBOARD_TOKEN), and its `fetch` sends it as a user with it would.
+ *
  * A stack removes what it made, and only that: its data dir and every Redis key of its prefix, on
  * close() or when its start fails part way. A data dir or a prefix passed in is the caller's.
  */
+import { readFileSync } from 'node:fs';
 import type { Queue } from 'bullmq';
 import { loadConfig, type MintpipeConfig } from '../../config/index.js';
 import { Runtime, type RuntimeOptions } from '../../src/cli/runtime.js';
+import { dashboardTokenPath } from '../../src/ops/dashboard-token.js';
 import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from '../../src/emulator/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { QueueName } from '../../src/queue/queues.js';
@@ -38,7 +43,23 @@ export interface TestStackOptions {
   observers?: Pick<RuntimeOptions, 'onApiEvent' | 'exportObserver' | 'promptObserver'>;
 }
 
-export interface TestStack {
+/** What a user who has the dashboard token of a data dir does with it. */
+export interface DashboardTokenHolder {
+  /** The token generated in the data dir (read once a dashboard or /metrics server started there). */
+  token(): string;
+  /** `fetch` with `Authorization: Bearer <token>`. */
+  fetch(url: string, init?: RequestInit): Promise<Response>;
+}
+
+export function dashboardTokenHolder(dataDir: string): DashboardTokenHolder {
+  const token = () => readFileSync(dashboardTokenPath(dataDir), 'utf8').trim();
+  return {
+    token,
+    fetch: (url, init = {}) => fetch(url, { ...init, headers: { authorization: `Bearer ${token()}`, ...(init.headers as Record<string, string> | undefined) } }),
+  };
+}
+
+export interface TestStack extends DashboardTokenHolder {
   env: Record<string, string>;
   config: MintpipeConfig;
   /** The queue prefix (MINTPIPE_QUEUE_PREFIX). */
@@ -93,6 +114,7 @@ async function open(options: TestStackOptions, teardown: Teardown): Promise<Test
   const warehouse = await runtime.warehouse();
   if (options.workers?.length) await runtime.startWorkers(options.workers);
   return {
+    ...dashboardTokenHolder(dataDir),
     env,
     config,
     prefix,
@@ -108,7 +130,7 @@ async function open(options: TestStackOptions, teardown: Teardown): Promise<Test
 }
 
 /** A stack for tests that run `mintpipe` as child processes: the env, a data dir of its own, the emulator; no runtime here. */
-export interface CliStack {
+export interface CliStack extends DashboardTokenHolder {
   env: Record<string, string>;
   prefix: string;
   dataDir: string;
@@ -126,7 +148,7 @@ export async function openCliStack(options: Pick<TestStackOptions, 'name' | 'emu
     const redisUrl = config.redis.url;
     // The children are gone by close (the test ends them): what they wrote under the prefix goes.
     if (ownPrefix && redisUrl !== undefined) teardown.add(() => sweepPrefix(redisUrl, prefix));
-    return { env, prefix, dataDir, emulator, close: () => teardown.run() };
+    return { ...dashboardTokenHolder(dataDir), env, prefix, dataDir, emulator, close: () => teardown.run() };
   } catch (err) {
     await teardown.run().catch(() => undefined);
     throw err;

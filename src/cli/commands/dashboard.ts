@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../../config/config-error.js';
 import { assertBindAllowed } from '../../ops/dashboard-bind.js';
+import { dashboardBanner } from '../dashboard-banner.js';
 import { runUntilSignal } from '../run-until-signal.js';
 import { nextStopSignal } from '../stop-signals.js';
 
@@ -49,7 +50,7 @@ async function serveDashboard(flags: DashboardFlags): Promise<void> {
   try {
     const dashboard = await startDashboard({ runtime, host, port, token: context.config.dashboard.token, hosts: context.config.dashboard.hosts, metrics, logger: context.logger });
     runtime.onClose(() => dashboard.close());
-    process.stdout.write(`dashboard: ${dashboard.url}   queues: ${dashboard.url}/queues   metrics: ${dashboard.url}/metrics\n`);
+    process.stdout.write(dashboardBanner(dashboard));
   } catch (err) {
     await runtime.close();
     throw err;

@@ -15,6 +15,7 @@ import { ALL_QUEUES, QUEUE_NAMES } from '../../queue/queue-names.js';
 import { describeRedisTarget, parseRedisUrl } from '../../../config/redis-url.js';
 import { nightlySchedule } from '../../queue/schedules.js';
 import { configuredEngine } from '../../warehouse/factory.js';
+import { dashboardBanner } from '../dashboard-banner.js';
 import { runUntilSignal } from '../run-until-signal.js';
 import { nextStopSignal } from '../stop-signals.js';
 
@@ -99,7 +100,7 @@ async function start(flags: StartFlags): Promise<void> {
         logger: context.logger,
       });
       runtime.onClose(() => dashboard.close());
-      process.stdout.write(`dashboard: ${dashboard.url}   queues: ${dashboard.url}/queues   metrics: ${dashboard.url}/metrics\n`);
+      process.stdout.write(dashboardBanner(dashboard));
     }
     if (demo && demoDays > 0) await exportDemoDays(exportQueue, config, demoDays);
     process.stdout.write('running (Ctrl-C to stop)\n');

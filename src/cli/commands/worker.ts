@@ -57,7 +57,7 @@ export function register(program: Command): void {
             logger: context.logger,
           });
           runtime.onClose(() => server.close());
-          process.stderr.write(`metrics: ${server.url}/metrics\n`);
+          process.stderr.write(`metrics: ${server.url}/metrics (Authorization: Bearer ${server.tokenFile === undefined ? 'MINTPIPE_DASHBOARD_TOKEN' : `the token in ${server.tokenFile}`})\n`);
         }
       } catch (err) {
         await runtime.close();
