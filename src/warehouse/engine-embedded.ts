@@ -30,26 +30,16 @@ export function embeddedEngine(options: EngineOptions): WarehouseEngine {
   let sessionAt: ((at: string) => Session) | undefined;
   let client: Promise<ClickHouseClient> | undefined;
   let closing: Promise<void> | undefined;
-  // A process that exits with queries running (its close not awaited, or cut short by a hard stop)
-  // would wait for them at exit: they are stopped then, synchronously, as 'exit' requires, from a
-  // session of its own (chDB closes every open session at exit, before this listener runs).
+  // A process that exits with queries running (its close not awaited, or cut short by a hard
+  // stop) would wait for them at exit: they are stopped then.
   const stopAtExit = () => {
-    if (!sessionAt || queries.size === 0) return;
-    try {
-      const killer = sessionAt(path);
-      try {
-        killer.query(killSql(queries.markers()), 'TSV');
-      } finally {
-        killer.close();
-      }
-    } catch {
-      // The engine is already going: nothing left to stop.
-    }
+    if (sessionAt && queries.size > 0) stopNow(() => sessionAt!(path), queries.markers());
   };
   const close = async (): Promise<void> => {
     const taken = held;
     if (!taken) return queries.refuse();
-    await queries.close(async (markers) => void (await taken.handle.queryAsync(killSql(markers), { format: 'TSV' })), { ...DEFAULT_CLOSE_WAIT, ...options.closeWait }, options.logger, path);
+    const stop = async (markers: string[]) => void (await taken.handle.queryAsync(killSql(markers), { format: 'TSV' }));
+    await queries.close(stop, { ...DEFAULT_CLOSE_WAIT, ...options.closeWait }, options.logger, path);
     try {
       await (await client?.catch(() => undefined))?.close();
     } finally {
@@ -100,6 +90,23 @@ export function embeddedEngine(options: EngineOptions): WarehouseEngine {
 function killSql(markers: string[]): string {
   // Markers are our own UUID-based names: nothing in them needs escaping.
   return `KILL QUERY WHERE Settings['log_comment'] IN (${markers.map((m) => `'${m}'`).join(', ')}) ASYNC`;
+}
+
+/**
+ * Stops the statements that carry `markers` synchronously, as an 'exit' listener must, from a
+ * session of its own: chDB closes every open session at exit, before this listener runs.
+ */
+function stopNow(openSession: () => Session, markers: string[]): void {
+  try {
+    const killer = openSession();
+    try {
+      killer.query(killSql(markers), 'TSV');
+    } finally {
+      killer.close();
+    }
+  } catch {
+    // The engine is already going: nothing left to stop.
+  }
 }
 
 /** The ClickHouse client on a chDB connection to the held directory (the same process may open it again). */
