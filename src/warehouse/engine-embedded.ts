@@ -30,8 +30,9 @@ export function embeddedEngine(options: EngineOptions): WarehouseEngine {
   let sessionAt: ((at: string) => Session) | undefined;
   let client: Promise<ClickHouseClient> | undefined;
   let closing: Promise<void> | undefined;
-  // A process that exits with queries running (its close not awaited, or cut short by a hard
-  // stop) would wait for them at exit: they are stopped then.
+  // A process that exits with queries running (its close cut short by a hard stop) would wait for
+  // them at exit: they are stopped then. Best effort only: the engine's own exit handlers can
+  // still hang on a query stopped too late to report its end, so close() is what callers await.
   const stopAtExit = () => {
     if (sessionAt && queries.size > 0) stopNow(() => sessionAt!(path), queries.markers());
   };

@@ -1,22 +1,21 @@
 /**
  * Closes an embedded warehouse under a query still running, for the tests of what close does with
  * queries in flight. Usage:
- *   node --import tsx test/support/warehouse-closer.ts <dataDir> <select|insert|stream> <await|exit>
+ *   node --import tsx test/support/warehouse-closer.ts <dataDir> <select|insert|stream>
  *     select: a pipeline SELECT that runs for minutes; insert: an INSERT … SELECT as long;
  *     stream: the same SELECT streamed from a read-only session, as `mintpipe query` runs it.
- *     await: calls close() and lets the process end by itself; exit: calls close() and exits at
- *     once, as a hard stop does, without waiting for it.
- * Prints `running` once the engine runs the query, `closing` as it calls close(), `settled <how>`
- * when the query's promise settles, and its warnings as JSON lines on stderr.
+ * It calls close() without awaiting it and lets the process end by itself. Prints `running` once
+ * the engine runs the query, `closing` as it calls close(), `settled <how>` when the query's
+ * promise settles, and its warnings as JSON lines on stderr.
  */
 import { createLogger } from '../../src/logger.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { DEFAULT_QUERY_LIMITS } from '../../src/warehouse/query-limits.js';
 import { until } from './wait.js';
 
-const [dataDir, what, how] = process.argv.slice(2);
-if (!dataDir || !['select', 'insert', 'stream'].includes(what!) || !['await', 'exit'].includes(how!)) {
-  throw new Error('usage: warehouse-closer.ts <dataDir> <select|insert|stream> <await|exit>');
+const [dataDir, what] = process.argv.slice(2);
+if (!dataDir || !['select', 'insert', 'stream'].includes(what!)) {
+  throw new Error('usage: warehouse-closer.ts <dataDir> <select|insert|stream>');
 }
 
 /** Minutes of work on any machine: the query is certainly still running when close() is called. */
@@ -61,4 +60,3 @@ console.log('running');
 
 console.log('closing');
 void wh.close();
-if (how === 'exit') process.exit(0);
