@@ -173,7 +173,7 @@ async function closeWorkers(
   const closing = Promise.all(workers.map((w) => w.close(result === 'timeout'))).then(() => 'closed' as const);
   const closed = result === 'timeout' ? await closing : await Promise.race([closing, timeout]);
   // A write a run left behind (the ledger's group commit) ends before the warehouse closes: the
-  // embedded engine, closed under a running insert, can hang the process at exit.
+  // embedded engine's close stops the queries still running, which would lose those state changes.
   const written = closed === 'timeout' ? 'timeout' : await Promise.race([Promise.all(options.writesBehind.map((w) => w())).then(() => 'written' as const), timeout]);
   clearTimeout(timer);
   if (closed === 'timeout' || written === 'timeout') {

@@ -37,6 +37,14 @@ export class WarehouseProcessBoundError extends MintpipeError {
   }
 }
 
+/** A query asked of a warehouse that is closed or closing: its owner went on after close(). */
+export class WarehouseClosedError extends MintpipeError {
+  override name = 'WarehouseClosedError';
+  constructor(readonly title: string) {
+    super(`${title} is closed: no query runs on it after close()`);
+  }
+}
+
 /** The ClickHouse server cannot be used: unreachable, refused the credentials, or failed to set up. */
 export class WarehouseUnavailableError extends MintpipeError {
   override name = 'WarehouseUnavailableError';

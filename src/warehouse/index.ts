@@ -4,6 +4,7 @@ export type { Warehouse } from './warehouse.js';
 export type { EngineKind, EngineOptions, WarehouseEngine } from './warehouse-engine.js';
 export {
   RunRowsMismatchError,
+  WarehouseClosedError,
   WarehouseLockedError,
   WarehouseProcessBoundError,
   WarehouseUnavailableError,

@@ -6,6 +6,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Logger } from '../logger.js';
 import type { LockWait } from './embedded-lock.js';
+import type { CloseWait } from './in-flight-queries.js';
 import type { QueryLimits } from './query-limits.js';
 import type { ReadOnlySession } from './read-only-session.js';
 
@@ -26,6 +27,12 @@ export interface EngineOptions {
   logger?: Logger;
   /** While another process holds the engine, wait for it (within `timeoutMs`) instead of refusing at once. @default no wait */
   lockWait?: LockWait;
+  /**
+   * How long the embedded engine's close waits for queries still running: they get `settleMs` to
+   * end, then are stopped and get `stopMs` more; after that it closes anyway.
+   * @default { settleMs: 250, stopMs: 500 } (DEFAULT_CLOSE_WAIT)
+   */
+  closeWait?: Partial<CloseWait>;
 }
 
 export interface WarehouseEngine {
@@ -50,6 +57,10 @@ export interface WarehouseEngine {
   connect(): Promise<ClickHouseClient>;
   /** A connection of its own for one user query, on which the engine enforces read-only and the limits. */
   readOnlySession(limits: QueryLimits): Promise<ReadOnlySession>;
-  /** Closes the client and gives back what `open` took. Safe to call twice. */
+  /**
+   * Closes the client and gives back what `open` took; from its call on, every query is refused
+   * (WarehouseClosedError). The embedded engine first waits for the queries still running, and
+   * stops them (`closeWait`). Safe to call twice: the second call waits for the first.
+   */
   close(): Promise<void>;
 }
