@@ -67,14 +67,20 @@ export function prepareDataDir(dataDir: string, options: { logger?: NarrowingLog
   }
 }
 
+/** A new 0600 file beside `path` holding `text`, complete before it is moved or linked into place. */
+function partialFile(path: string, text: string): string {
+  const partial = `${path}.${process.pid}.partial`;
+  rmSync(partial, { force: true });
+  writeFileSync(partial, text, { mode: 0o600, flag: 'wx' });
+  return partial;
+}
+
 /**
  * Writes `text` to `path` as a new 0600 file that replaces the old one at once: readers see the
  * old content or the new, and never a wider mode the old file had.
  */
 export function writePrivateFile(path: string, text: string): void {
-  const partial = `${path}.${process.pid}.partial`;
-  rmSync(partial, { force: true });
-  writeFileSync(partial, text, { mode: 0o600, flag: 'wx' });
+  const partial = partialFile(path, text);
   try {
     renameSync(partial, path);
   } catch (err) {
@@ -89,9 +95,7 @@ export function writePrivateFile(path: string, text: string): void {
  * reader never sees it half written.
  */
 export function createPrivateFile(path: string, text: string): boolean {
-  const partial = `${path}.${process.pid}.partial`;
-  rmSync(partial, { force: true });
-  writeFileSync(partial, text, { mode: 0o600, flag: 'wx' });
+  const partial = partialFile(path, text);
   try {
     linkSync(partial, path);
     return true;
