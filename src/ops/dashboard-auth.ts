@@ -8,6 +8,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export const AUTH_COOKIE = 'mintpipe_dashboard';
+
+/**
+ * The cookie's name for `token`: a browser keeps cookies per host, not per port, so two dashboards on
+ * one machine (two installations, two tokens) would otherwise overwrite each other's cookie.
+ */
+export function authCookieName(token: string): string {
+  return `${AUTH_COOKIE}_${createHash('sha256').update(`mintpipe-dashboard-cookie:${token}`).digest('hex').slice(0, 12)}`;
+}
 const OPEN_PATHS = new Set(['/healthz']);
 
 function digest(text: string): Buffer {
@@ -32,6 +40,7 @@ export function requireToken(app: FastifyInstance, token: string): void {
   const expected = digest(token);
   const cookieToken = digest(token).toString('hex');
   const expectedCookie = digest(cookieToken);
+  const cookieName = authCookieName(token);
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const url = new URL(request.url, 'http://dashboard.invalid');
@@ -39,11 +48,11 @@ export function requireToken(app: FastifyInstance, token: string): void {
 
     const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1]?.trim();
     if (sameDigest(bearer, expected)) return;
-    if (sameDigest(cookieValue(request.headers.cookie, AUTH_COOKIE), expectedCookie)) return;
+    if (sameDigest(cookieValue(request.headers.cookie, cookieName), expectedCookie)) return;
 
     const queryToken = url.searchParams.get('token') ?? undefined;
     if (sameDigest(queryToken, expected)) {
-      reply.header('set-cookie', `${AUTH_COOKIE}=${cookieToken}; HttpOnly; SameSite=Strict; Path=/`);
+      reply.header('set-cookie', `${cookieName}=${cookieToken}; HttpOnly; SameSite=Strict; Path=/`);
       if (request.method !== 'GET') return;
       url.searchParams.delete('token');
       return reply.redirect(`${url.pathname}${url.search}`, 302);

@@ -150,15 +150,31 @@ describe('with MINTPIPE_DASHBOARD_TOKEN', () => {
     expect(first.status).toBe(302);
     expect(first.headers.get('location')).toBe('/?x=1');
     const cookie = first.headers.get('set-cookie') ?? '';
-    expect(cookie).toMatch(/^mintpipe_dashboard=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=\//);
+    expect(cookie).toMatch(/^mintpipe_dashboard_[0-9a-f]{12}=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=\//);
     expect(cookie).not.toContain(TOKEN);
     const session = cookie.split(';')[0]!;
     const page = await fetch(`${url}/?x=1`, { headers: { cookie: session } });
     expect(page.status).toBe(200);
     expect(await page.text()).not.toContain(TOKEN);
     expect((await fetch(`${url}/api/projects`, { headers: { cookie: session } })).status).toBe(200);
-    expect((await fetch(`${url}/api/projects`, { headers: { cookie: 'mintpipe_dashboard=0000' } })).status).toBe(401);
+    expect((await fetch(`${url}/api/projects`, { headers: { cookie: `${session.split('=')[0]}=0000` } })).status).toBe(401);
     expect((await fetch(`${url}/?token=wrong`, { redirect: 'manual' })).status).toBe(401);
+  });
+});
+
+describe('two dashboards on one machine', () => {
+  it('each keep their own cookie: a browser holding both (cookies are per host, not per port) is let into each', async () => {
+    const other = `${TOKEN}-other`;
+    const [first, second] = [await start({ token: TOKEN }), await start({ token: other })];
+    const cookies: string[] = [];
+    for (const [dashboard, token] of [[first, TOKEN], [second, other]] as const) {
+      const opened = await fetch(`${dashboard.url}/?token=${token}`, { redirect: 'manual' });
+      cookies.push((opened.headers.get('set-cookie') ?? '').split(';')[0]!);
+    }
+    expect(cookies[0]!.split('=')[0]).not.toBe(cookies[1]!.split('=')[0]);
+    // What the browser sends to either port once both were opened: both cookies.
+    const both = cookies.join('; ');
+    for (const dashboard of [first, second]) expect((await fetch(`${dashboard.url}/api/projects`, { headers: { cookie: both } })).status).toBe(200);
   });
 });
 
