@@ -1,4 +1,18 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The whole-installation scenarios (test/system/) take longest but are small files (each calls a
+ * shared scenario). Without vitest's timing cache (a fresh clone, as in CI) files are ordered by size,
+ * which started them last and left the run waiting on them alone; they go first.
+ */
+class SystemScenariosFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const system = (file: TestSpecification) => file.moduleId.includes('/test/system/');
+    return [...sorted.filter(system), ...sorted.filter((file) => !system(file))];
+  }
+}
 
 /**
  * The tests that run a second time against a ClickHouse server over HTTP (the `server` project):
@@ -28,6 +42,7 @@ export default defineConfig({
     // Most of a file's time is spent waiting on child processes, Redis and timers, not on this
     // process: four files at a time keep two cores busy where two left them a third idle.
     maxWorkers: 4,
+    sequence: { sequencer: SystemScenariosFirst },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
