@@ -65,6 +65,18 @@ describe('a prompt the ledger knows', () => {
     expect(after[0]).toMatchObject({ status: 'polling', sentBy: first.meta.batchId });
   });
 
+  it('prefers another batch\'s sent row to its own entry still queued, however much newer that entry is', async () => {
+    const row = { projectId: 'rec-reached', jobId: 'job-1', prompt: 'same row' };
+    const first = await batch([row, { projectId: 'rec-reached', jobId: 'job-2', prompt: 'makes the batch differ' }]);
+    await ledgerSays(first.records[0]!, 'completed');
+    const second = await batch([row]);
+    // Its own `queued` state written to the ledger after the other batch's outcome (a start re-run).
+    await ctx.writer.write([{ ...second.records[0]!, version: second.records[0]!.version + 1 }]);
+    const { records: after, adopted } = await reconcileWithLedger(ctx, second.meta, second.records);
+    expect(adopted).toBe(1);
+    expect(after[0]).toMatchObject({ status: 'completed', done: true, sentBy: first.meta.batchId });
+  });
+
   it('does not take over another batch\'s state in a forced batch', async () => {
     const row = { projectId: 'rec-forced', jobId: 'job-1', prompt: 'same row' };
     const first = await batch([row]);
