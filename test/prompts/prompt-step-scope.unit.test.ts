@@ -47,3 +47,49 @@ describe('a lane handed on in the same run', () => {
     expect(inserts).toEqual([['a:completed']]);
   });
 });
+
+describe('a run’s writes', () => {
+  /** A writer whose inserts finish only when the test lets them. */
+  function heldWriter() {
+    const inserts: string[][] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const ctx = {
+      logger: pino({ enabled: false }),
+      writer: {
+        write: async (records: readonly PromptRecord[]) => {
+          if (records.length === 0) return;
+          await released;
+          inserts.push(records.map((r) => `${r.promptId}:${r.status}`));
+        },
+      },
+    } as unknown as PromptContext;
+    return { ctx, inserts, release };
+  }
+
+  it('writes the changes of a step that waits behind it: the run goes on before the insert ends, and the insert happens', async () => {
+    const { ctx, inserts, release } = heldWriter();
+    const outcome = await new StepScope(ctx, record('a', 'polling')).runAndWrite(async () => ({ kind: 'wait', delayMs: 5, reason: 'polling' }));
+    expect(outcome.kind).toBe('wait');
+    expect(inserts).toEqual([]);
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(inserts).toEqual([['a:polling']]);
+  });
+
+  it('waits for the insert of a step that ended the prompt, and of one that threw, before the run ends', async () => {
+    for (const step of [async () => ({ kind: 'finished' as const, status: 'completed' as const }), async () => Promise.reject(new Error('step failed'))]) {
+      const { ctx, inserts, release } = heldWriter();
+      let settled = false;
+      const run = new StepScope(ctx, record('a', 'completed')).runAndWrite(step).then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(settled).toBe(false);
+      release();
+      await run;
+      expect(inserts).toEqual([['a:completed']]);
+    }
+  });
+});
