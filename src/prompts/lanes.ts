@@ -33,8 +33,8 @@ export async function repairLaneHeads(store: PromptStore, queue: Queue, headIds:
   }
 }
 
-/** Sends a lane's new head on agent job `jobId` in this run; resolves with the delay to its first poll. */
-export type SendNow = (head: PromptRecord, jobId: string) => Promise<number>;
+/** Sends a lane's new head (on the agent job just seen) in this run; resolves with the delay to its first poll. */
+export type SendNow = (head: PromptRecord) => Promise<number>;
 
 /**
  * Sends lane heads in this run, each under a guard: its own job, added first and delayed by
@@ -70,7 +70,7 @@ export async function passLane(
   if (!head || head.done) return;
   // A chain's follow-up has no job id until it is sent: its job is the one the chain ran on.
   if (seen && sendNow && head.status === 'queued' && (head.jobId || seen.jobId) === seen.jobId) {
-    await sendWithGuards(queue, [{ ...head, before: seen.snapshot, checkedAtMs: seen.atMs }], sendNow.guardMs, (h) => sendNow.send(h, seen.jobId));
+    await sendWithGuards(queue, [{ ...head, jobId: seen.jobId, before: seen.snapshot, checkedAtMs: seen.atMs }], sendNow.guardMs, sendNow.send);
     return;
   }
   await addPromptJobs(queue, [head], { first: true });

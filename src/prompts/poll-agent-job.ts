@@ -12,19 +12,11 @@ import { errorText, formatDuration } from './describe.js';
 import { wait, type StepOutcome } from './step-outcome.js';
 import type { StepScope } from './step-scope.js';
 
-/** Whether a terminal observation is this run's outcome rather than the previous one. */
-export function isOutcomeOfThisSend(
-  record: PromptRecord,
-  job: AgentJob,
-  observedActive: boolean,
-  unchanged: { polls: number; sinceSendMs: number },
-  timing: Pick<PromptTiming, 'unchangedPollsToSettle' | 'settleMs'>,
-): boolean {
-  if (observedActive) return true;
+/** Whether a terminal look is this send's outcome, not the job's state from before it. */
+function isOutcomeOfThisSend(record: PromptRecord, job: AgentJob, observedActive: boolean, polls: number, sinceSendMs: number, timing: PromptTiming): boolean {
   const before = record.before;
-  if (!before) return true;
-  if (job.status !== before.status || job.prLink !== before.prLink) return true;
-  return unchanged.polls >= timing.unchangedPollsToSettle && unchanged.sinceSendMs >= timing.settleMs;
+  if (observedActive || !before || job.status !== before.status || job.prLink !== before.prLink) return true;
+  return polls >= timing.unchangedPollsToSettle && sinceSendMs >= timing.settleMs;
 }
 
 export async function pollStep(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
@@ -44,7 +36,7 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
   const polls = record.polls + 1;
   const now = ctx.now();
   const observedActive = record.observedActive || job?.status === 'active';
-  if (job && isTerminalStatus(job.status) && isOutcomeOfThisSend(record, job, observedActive, { polls, sinceSendMs: now - sentAtMs }, ctx.timing)) {
+  if (job && isTerminalStatus(job.status) && isOutcomeOfThisSend(record, job, observedActive, polls, now - sentAtMs, ctx.timing)) {
     // A run time to learn; a look later than planned (a busy queue) counts as the planned time.
     const endedBy = Math.min(now, record.pollDueAtMs ?? now) - sentAtMs;
     if (observedActive && record.status === 'polling') ctx.pace.observe(record, (record.polledAtMs ?? sentAtMs) - sentAtMs, endedBy);

@@ -7,7 +7,7 @@ import { pollStep } from './poll-agent-job.js';
 import type { PromptContext } from './prompt-context.js';
 import type { PromptJobData } from './prompt-jobs.js';
 import type { PromptRecord } from './prompt-record.js';
-import { sendStep, type HandedOver } from './send-prompt.js';
+import { ambiguousSend, sendStep } from './send-prompt.js';
 import { wait, type StepOutcome } from './step-outcome.js';
 import { StepScope } from './step-scope.js';
 
@@ -22,27 +22,26 @@ export async function runPromptStep(ctx: PromptContext, data: PromptJobData): Pr
  * Sends a lane's head in this run, under the guard the caller added (sendWithGuards). `parent`
  * handed the lane on; returns the delay to the first poll (0 when it ended: its job hands over).
  */
-export async function sendInThisRun(ctx: PromptContext, head: PromptRecord, from: { parent?: StepScope; handedOver?: HandedOver } = {}): Promise<number> {
-  const outcome = await runStep(ctx, head, from);
+export async function sendInThisRun(ctx: PromptContext, head: PromptRecord, parent?: StepScope): Promise<number> {
+  const outcome = await runStep(ctx, head, parent);
   return outcome.kind === 'wait' ? outcome.delayMs : 0;
 }
 
 /** The one runner of a step, whoever starts it: the step, the hand-over if it ended, the writes. */
-async function runStep(ctx: PromptContext, record: PromptRecord, from: { parent?: StepScope; handedOver?: HandedOver } = {}): Promise<StepOutcome> {
-  const scope = new StepScope(ctx, record, from.parent);
+async function runStep(ctx: PromptContext, record: PromptRecord, parent?: StepScope): Promise<StepOutcome> {
+  const scope = new StepScope(ctx, record, parent);
   return scope.runAndWrite(async () => {
-    const outcome = await advance(scope, record, from.handedOver);
+    const outcome = await advance(scope, record);
     await handOverIfEnded(scope);
     return outcome;
   });
 }
 
 async function handOverIfEnded(scope: StepScope): Promise<void> {
-  if (!scope.ended) return;
-  await handOver(scope, scope.ended, (head, jobId) => sendInThisRun(scope.ctx, head, { parent: scope, handedOver: { jobId } }));
+  if (scope.ended) await handOver(scope, scope.ended, (head) => sendInThisRun(scope.ctx, head, scope));
 }
 
-async function advance(scope: StepScope, record: PromptRecord, handedOver: HandedOver | undefined): Promise<StepOutcome> {
+async function advance(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
   if (record.done) {
     // A re-run after a crash completes the hand-over.
     scope.ended = record;
@@ -50,7 +49,7 @@ async function advance(scope: StepScope, record: PromptRecord, handedOver: Hande
   }
   switch (record.status) {
     case 'queued':
-      return sendStep(scope, record, handedOver);
+      return sendStep(scope, record);
     case 'sending':
       return sendingFound(scope, record);
     case 'polling':
@@ -66,16 +65,8 @@ async function advance(scope: StepScope, record: PromptRecord, handedOver: Hande
 async function sendingFound(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
   const inFlightUntil = (record.sentAtMs ?? 0) + scope.ctx.timing.sendGuardMs;
   if (scope.ctx.now() < inFlightUntil) return wait(inFlightUntil - scope.ctx.now(), 'a send may still be in flight');
-  if (record.kind === 'create') {
-    return scope.finish(record, 'ambiguous', {
-      error: 'the worker stopped while creating the agent job; the create may have been performed, its job is unknown, so it is not resent',
-    });
-  }
-  const moved = await scope.move(record, 'ambiguous', {
-    error: 'the worker stopped while sending; the message may have been received, so it is not resent',
-  });
-  if (!moved.ok) return { kind: 'skipped', reason: moved.reason };
-  return wait(scope.ctx.timing.pollInitialMs, 'ambiguous send; observing the agent job');
+  const stopped = 'the worker stopped while';
+  return ambiguousSend(scope, record, `${stopped} creating the agent job; the create may have been performed`, `${stopped} sending; the message may have been received`);
 }
 
 /** The queue gave up on a prompt job: it ends with what is known, and its lane moves on. */

@@ -24,24 +24,14 @@ import { wait, type StepOutcome } from './step-outcome.js';
 /** How long the look of the prompt ahead in the lane stands in for a check of our own. */
 const FRESH_LOOK_MS = 1000;
 
-/** From the run that handed the lane on: the prompt is its head (taken atomically), on agent job `jobId`. */
-export interface HandedOver {
-  jobId: string;
-}
-
-export async function sendStep(scope: StepScope, record: PromptRecord, handedOver?: HandedOver): Promise<StepOutcome> {
+export async function sendStep(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
   const { ctx } = scope;
-  if (!handedOver) {
-    const head = await ctx.store.laneHead(record.lane);
-    if (head !== record.promptId) {
-      // A leftover job (only heads have one): look again later.
-      return wait(ctx.timing.pollMaxMs, 'not the head of its lane');
-    }
-  }
+  // A leftover job (only heads have one): look again later.
+  if ((await ctx.store.laneHead(record.lane)) !== record.promptId) return wait(ctx.timing.pollMaxMs, 'not the head of its lane');
   if (record.kind === 'create') return post(scope, record, undefined, null);
 
   // A chain's follow-up goes to the job its first row created (or named).
-  const jobId = record.jobId || handedOver?.jobId || (record.chainHead && (await ctx.store.read(record.chainHead))?.jobId);
+  const jobId = record.jobId || (record.chainHead && (await ctx.store.read(record.chainHead))?.jobId);
   if (!jobId) return scope.finish(record, 'skipped', { error: 'not sent: the agent job of its chain is not known' });
   const seen = record.before;
   if (seen && record.checkedAtMs !== undefined && ctx.now() - record.checkedAtMs <= FRESH_LOOK_MS && isTerminalStatus(seen.status) && seen.status !== 'archived') {
@@ -149,18 +139,19 @@ async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown)
     await scope.move(sending, 'queued', { ...unsent, error: `not sent: ${errorText(err)}` });
     throw err;
   }
-  const cause = err instanceof AmbiguousSendError && err.cause !== undefined ? err.cause : err;
-  if (sending.kind === 'create') {
-    // No job id came back and none is guessed: ambiguous, holding its chain, until resent.
-    return scope.finish(sending, 'ambiguous', {
-      error: `the create may have been performed (${errorText(cause)}); its job is unknown, so it is not resent`,
-    });
-  }
-  const ambiguous = await scope.move(sending, 'ambiguous', {
-    error: `the send may have been received (${errorText(cause)}); not resent`,
-  });
-  if (!ambiguous.ok) return { kind: 'skipped', reason: ambiguous.reason };
-  return wait(ctx.timing.pollInitialMs, 'ambiguous send; observing the agent job');
+  const cause = errorText(err instanceof AmbiguousSendError && err.cause !== undefined ? err.cause : err);
+  return ambiguousSend(scope, sending, `the create may have been performed (${cause})`, `the send may have been received (${cause})`);
+}
+
+/**
+ * A send whose arrival is unknown is never resent: a create ends ambiguous (no job id came back, its
+ * chain held until resent); a message's agent job is observed for a sign it was processed.
+ */
+export async function ambiguousSend(scope: StepScope, record: PromptRecord, createdMaybe: string, receivedMaybe: string): Promise<StepOutcome> {
+  if (record.kind === 'create') return scope.finish(record, 'ambiguous', { error: `${createdMaybe}; its job is unknown, so it is not resent` });
+  const moved = await scope.move(record, 'ambiguous', { error: `${receivedMaybe}; not resent` });
+  if (!moved.ok) return { kind: 'skipped', reason: moved.reason };
+  return wait(scope.ctx.timing.pollInitialMs, 'ambiguous send; observing the agent job');
 }
 
 /** A check or send that failed without sending anything: back off, and give up after too many. */

@@ -106,12 +106,12 @@ describe('handing a lane on', () => {
     const { lanes } = await lanedBatch('pass-now', 1, 2);
     const [first, next] = [...lanes.values()][0]!;
     const seen = { jobId: first!.jobId, snapshot: { status: 'completed', prLink: null }, atMs: 1_000_000 } as const;
-    const sent: Array<{ head: PromptRecord; jobId: string; guard: string | undefined; delay: number | undefined }> = [];
+    const sent: Array<{ head: PromptRecord; guard: string | undefined; delay: number | undefined }> = [];
     await passLane(stack.store, queue, first!, seen, {
       guardMs: 60_000,
-      send: async (head, jobId) => {
+      send: async (head) => {
         const job = await queue.getJob(promptJobId(head.promptId, head.attempt));
-        sent.push({ head, jobId, guard: await job?.getState(), delay: job?.delay });
+        sent.push({ head, guard: await job?.getState(), delay: job?.delay });
         return 5000;
       },
     });
@@ -119,7 +119,7 @@ describe('handing a lane on', () => {
     expect(sent[0]!.head.promptId).toBe(next!.promptId);
     expect(sent[0]!.head.before).toEqual(seen.snapshot);
     expect(sent[0]!.head.checkedAtMs).toBe(seen.atMs);
-    expect(sent[0]!.jobId).toBe(first!.jobId);
+    expect(sent[0]!.head.jobId).toBe(first!.jobId);
     expect([sent[0]!.guard, sent[0]!.delay]).toEqual(['delayed', 60_000]);
     // After the send, the guard is the head's next step: its first poll.
     expect((await queue.getJob(promptJobId(next!.promptId, 0)))?.delay).toBe(5000);
