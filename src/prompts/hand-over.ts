@@ -4,11 +4,15 @@
  * lane moves on. Idempotent: a re-run after a crash hands over again and writes what was not written.
  */
 import { isTerminalStatus } from '../api/index.js';
-import { passLane, type SendNow, type SeenJob } from './lanes.js';
-import type { PromptRecord } from './prompt-record.js';
+import { sendWithGuards, type SendNow } from './lanes.js';
+import { addPromptJobs } from './prompt-jobs.js';
+import type { JobSnapshot, PromptRecord } from './prompt-record.js';
 import type { StepScope } from './step-scope.js';
 
-/** `send` sends the lane's next head in this run when the agent job was just seen to end (see passLane). */
+/**
+ * When the agent job was just seen to end, the lane's next prompt is sent at once (`send`, in this
+ * run) with that look; otherwise its job goes ahead of the queue.
+ */
 export async function handOver(scope: StepScope, record: PromptRecord, send: SendNow): Promise<void> {
   const { store, queue } = scope.ctx;
   if (record.chain !== undefined && record.status !== 'completed') {
@@ -27,11 +31,20 @@ export async function handOver(scope: StepScope, record: PromptRecord, send: Sen
       if (skipped.ok) await store.leaveLane(step);
     }
   }
-  await passLane(store, queue, record, seenJob(record), { send, guardMs: scope.ctx.timing.sendGuardMs });
+  const next = await store.leaveLane(record);
+  const [head] = next ? await store.readMany([next]) : [];
+  if (!head || head.done) return;
+  const seen = seenJob(record);
+  // A chain's follow-up has no job id until it is sent: its job is the one the chain ran on.
+  if (seen && head.status === 'queued' && (head.jobId || seen.jobId) === seen.jobId) {
+    await sendWithGuards(queue, [{ ...head, jobId: seen.jobId, before: seen.snapshot, checkedAtMs: seen.atMs }], scope.ctx.timing.sendGuardMs, send);
+  } else {
+    await addPromptJobs(queue, [head], { first: true });
+  }
 }
 
 /** The job as the prompt's last poll saw it, when that poll is what ended it (completed or failed). */
-function seenJob(record: PromptRecord): SeenJob | undefined {
+function seenJob(record: PromptRecord): { jobId: string; snapshot: JobSnapshot; atMs: number } | undefined {
   if (record.status !== 'completed' && record.status !== 'failed') return undefined;
   if (!record.jobId || !record.lastStatus || !isTerminalStatus(record.lastStatus) || record.finishedAtMs === undefined) return undefined;
   return { jobId: record.jobId, snapshot: { status: record.lastStatus, prLink: record.prLink, archivedAt: record.lastArchivedAt }, atMs: record.finishedAtMs };

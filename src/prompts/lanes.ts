@@ -3,16 +3,9 @@
  * queue job. Every step is idempotent (stable job ids), so a re-run completes a broken hand-over.
  */
 import { addPromptJobs, promptJobId, rescheduleDelayedPromptJob } from './prompt-jobs.js';
-import type { JobSnapshot, PromptRecord } from './prompt-record.js';
+import type { PromptRecord } from './prompt-record.js';
 import type { PromptStore } from './prompt-store.js';
 import type { Queue } from 'bullmq';
-
-/** The agent job as the prompt handing its lane on last saw it, and when. */
-export interface SeenJob {
-  jobId: string;
-  snapshot: JobSnapshot;
-  atMs: number;
-}
 
 /**
  * Adds the jobs of these lane heads (no-op for jobs that exist), and retries one the queue failed with
@@ -33,14 +26,14 @@ export async function repairLaneHeads(store: PromptStore, queue: Queue, headIds:
   }
 }
 
-/** Sends a lane's new head (on the agent job just seen) in this run; resolves with the delay to its first poll. */
+/** Sends a lane's head in this run; resolves with the delay to its first poll (0 when it ended). */
 export type SendNow = (head: PromptRecord) => Promise<number>;
 
 /**
  * Sends lane heads in this run, each under a guard: its own job, added first and delayed by
  * `guardMs`, then moved to its first poll (or to now, when the send failed).
  */
-export async function sendWithGuards(queue: Queue, heads: readonly PromptRecord[], guardMs: number, send: (head: PromptRecord) => Promise<number>): Promise<void> {
+export async function sendWithGuards(queue: Queue, heads: readonly PromptRecord[], guardMs: number, send: SendNow): Promise<void> {
   if (heads.length === 0) return;
   const guards = await addPromptJobs(queue, heads, { delayMs: guardMs });
   await Promise.all(
@@ -51,27 +44,4 @@ export async function sendWithGuards(queue: Queue, heads: readonly PromptRecord[
       if (guard) await rescheduleDelayedPromptJob(guard, delayMs);
     }),
   );
-}
-
-/**
- * Hands a final prompt's lane on. When the agent job was just `seen` to end, the next prompt is
- * sent at once with that look; otherwise its job goes ahead of the queue.
- */
-export async function passLane(
-  store: PromptStore,
-  queue: Queue,
-  record: PromptRecord,
-  seen?: SeenJob,
-  sendNow?: { send: SendNow; guardMs: number },
-): Promise<void> {
-  const next = await store.leaveLane(record);
-  if (!next) return;
-  const [head] = await store.readMany([next]);
-  if (!head || head.done) return;
-  // A chain's follow-up has no job id until it is sent: its job is the one the chain ran on.
-  if (seen && sendNow && head.status === 'queued' && (head.jobId || seen.jobId) === seen.jobId) {
-    await sendWithGuards(queue, [{ ...head, jobId: seen.jobId, before: seen.snapshot, checkedAtMs: seen.atMs }], sendNow.guardMs, sendNow.send);
-    return;
-  }
-  await addPromptJobs(queue, [head], { first: true });
 }

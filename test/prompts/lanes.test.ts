@@ -6,11 +6,13 @@
 import { Redis } from 'ioredis';
 import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { passLane, repairLaneHeads, sendWithGuards } from '../../src/prompts/lanes.js';
+import { handOver } from '../../src/prompts/hand-over.js';
+import { repairLaneHeads, sendWithGuards, type SendNow } from '../../src/prompts/lanes.js';
 import { PROMPT_JOB, promptJobId } from '../../src/prompts/prompt-jobs.js';
 import type { PromptRecord } from '../../src/prompts/prompt-record.js';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
-import { openPromptStack, promptsOver, type PromptStack } from '../support/prompts-stack.js';
+import { StepScope } from '../../src/prompts/step-scope.js';
+import { openPromptStack, promptContextOf, promptsOver, type PromptStack } from '../support/prompts-stack.js';
 import { until } from '../support/wait.js';
 
 let stack: PromptStack;
@@ -58,6 +60,17 @@ async function takeInOrder(count: number, run: (job: Job) => Promise<void> = asy
   return taken;
 }
 
+/** Hands `record`'s lane on as the run that ended it would; `send` sends a head in this run. */
+async function passLane(record: PromptRecord, send: SendNow = async () => 0): Promise<void> {
+  const ctx = promptContextOf(stack);
+  await handOver(new StepScope(ctx, record), record, send);
+}
+
+/** `record` as a poll that saw its agent job (`jobId`) end completed at `atMs` left it. */
+function endedSeeing(record: PromptRecord, jobId: string, atMs: number): PromptRecord {
+  return { ...record, jobId, status: 'completed', done: true, lastStatus: 'completed', prLink: null, lastArchivedAt: null, finishedAtMs: atMs };
+}
+
 async function stateOf(record: PromptRecord): Promise<string | undefined> {
   return (await queue.getJob(promptJobId(record.promptId, record.attempt)))?.getState();
 }
@@ -80,7 +93,7 @@ describe('handing a lane on', () => {
     await queue.drain();
     await repairLaneHeads(stack.store, queue, heads.slice(0, 3).map((h) => h.promptId));
     const [, , , last] = [...lanes.values()];
-    await passLane(stack.store, queue, last![0]!);
+    await passLane(last![0]!);
     expect(await stack.store.laneHead(last![0]!.lane)).toBe(last![1]!.promptId);
     const taken = await takeInOrder(4);
     expect(taken[0]).toBe(promptJobId(last![1]!.promptId, 0));
@@ -93,11 +106,11 @@ describe('handing a lane on', () => {
     const [alone, withDone] = [...lanes.values()];
     await stack.store.leaveLane(alone![0]!);
     const before = await queue.getJobCounts();
-    await passLane(stack.store, queue, alone![1]!);
+    await passLane(alone![1]!);
     expect(await stack.store.laneHead(alone![1]!.lane)).toBeUndefined();
     const skipped = await stack.store.transition(withDone![1]!.promptId, withDone![1]!.batchId, { attempt: 0, from: ['queued'], to: 'skipped', done: true, set: { finishedAt: Date.now() } });
     expect(skipped.ok).toBe(true);
-    await passLane(stack.store, queue, withDone![0]!);
+    await passLane(withDone![0]!);
     expect(await stateOf(withDone![1]!)).toBeUndefined();
     expect(await queue.getJobCounts()).toEqual(before);
   });
@@ -105,22 +118,18 @@ describe('handing a lane on', () => {
   it('sends the next head at once when the prompt ahead just saw its agent job end, with what it saw and under a guard job', async () => {
     const { lanes } = await lanedBatch('pass-now', 1, 2);
     const [first, next] = [...lanes.values()][0]!;
-    const seen = { jobId: first!.jobId, snapshot: { status: 'completed', prLink: null }, atMs: 1_000_000 } as const;
     const sent: Array<{ head: PromptRecord; guard: string | undefined; delay: number | undefined }> = [];
-    await passLane(stack.store, queue, first!, seen, {
-      guardMs: 60_000,
-      send: async (head) => {
-        const job = await queue.getJob(promptJobId(head.promptId, head.attempt));
-        sent.push({ head, guard: await job?.getState(), delay: job?.delay });
-        return 5000;
-      },
+    await passLane(endedSeeing(first!, first!.jobId, 1_000_000), async (head) => {
+      const job = await queue.getJob(promptJobId(head.promptId, head.attempt));
+      sent.push({ head, guard: await job?.getState(), delay: job?.delay });
+      return 5000;
     });
     expect(sent).toHaveLength(1);
     expect(sent[0]!.head.promptId).toBe(next!.promptId);
-    expect(sent[0]!.head.before).toEqual(seen.snapshot);
-    expect(sent[0]!.head.checkedAtMs).toBe(seen.atMs);
+    expect(sent[0]!.head.before).toEqual({ status: 'completed', prLink: null, archivedAt: null });
+    expect(sent[0]!.head.checkedAtMs).toBe(1_000_000);
     expect(sent[0]!.head.jobId).toBe(first!.jobId);
-    expect([sent[0]!.guard, sent[0]!.delay]).toEqual(['delayed', 60_000]);
+    expect([sent[0]!.guard, sent[0]!.delay]).toEqual(['delayed', promptContextOf(stack).timing.sendGuardMs]);
     // After the send, the guard is the head's next step: its first poll.
     expect((await queue.getJob(promptJobId(next!.promptId, 0)))?.delay).toBe(5000);
   });
@@ -129,7 +138,7 @@ describe('handing a lane on', () => {
     const { lanes } = await lanedBatch('pass-other-job', 1, 2);
     const [first, next] = [...lanes.values()][0]!;
     let sends = 0;
-    await passLane(stack.store, queue, first!, { jobId: 'another-job', snapshot: { status: 'completed', prLink: null }, atMs: 1 }, { guardMs: 60_000, send: async () => ++sends });
+    await passLane(endedSeeing(first!, 'another-job', 1), async () => ++sends);
     expect(sends).toBe(0);
     expect(await stateOf(next!)).toBe('waiting');
   });
