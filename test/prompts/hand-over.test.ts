@@ -99,9 +99,10 @@ describe('handing work to a running installation', () => {
     expect(warned.stderr).toMatch(/^warning: the running start pid \d+ uses MINTPIPE_ANALYTICS_RATE off, this shell 50\/1h: the work runs with the running one's$/m);
   });
 
-  it("plans the running installation's projects when --project is not given", async () => {
-    const plan = await runCli(['plan', '--from', '2026-10-01', '--to', '2026-10-03', '--dataset', 'visitors', '--format', 'json'], envFirst);
+  it("plans the running installation's projects when --project is not given, at the pace of its budget, not this shell's", async () => {
+    // The running start has no analytics budget (off); this shell would allow 50 an hour.
+    const plan = await runCli(['plan', '--from', '2026-10-01', '--to', '2026-10-03', '--dataset', 'visitors', '--format', 'json'], { ...envFirst, MINTPIPE_ANALYTICS_RATE: '50/1h' });
     expect(plan.code).toBe(0);
-    expect((JSON.parse(plan.stdout) as { windows: number }).windows).toBe(2);
+    expect(JSON.parse(plan.stdout)).toMatchObject({ windows: 2, requestsPerHour: null, hours: null });
   });
 });

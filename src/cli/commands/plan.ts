@@ -6,6 +6,7 @@
  * or through a running installation), and estimates from defaults when it cannot.
  */
 import type { Command } from 'commander';
+import type { RateLimit } from '../../../config/index.js';
 import type { DatasetName } from '../../datasets/index.js';
 import { UsageError } from '../../errors.js';
 import type { RunSample } from '../../export/plan-cost.js';
@@ -33,28 +34,31 @@ export function register(program: Command): void {
       const projects = flags.project.length > 0 ? flags.project : running.projects.length > 0 ? running.projects : context.config.export.projects;
       if (projects.length === 0) throw new UsageError('--project: required (no running installation names projects, and MINTPIPE_PROJECTS is not set)');
       const windows = selectWindows({ ...flags, project: projects, dataset: flags.dataset ?? 'all' }, context.config);
-      process.exitCode = await printPlan(windows, context, flags.format);
+      process.exitCode = await printPlan(windows, context, flags.format, running.rate);
     });
 }
 
 /**
  * The running installation, read once: refuses when it writes another warehouse than the one the
- * estimates would be read from, and gives its projects (the default of --project).
+ * estimates would be read from, and gives its projects (the default of --project) and the budget
+ * its export workers take from (the work would run there, at that pace).
  */
-async function readRunning(context: CommandContext): Promise<{ projects: string[] }> {
+async function readRunning(context: CommandContext): Promise<{ projects: string[]; rate: RateLimit | null }> {
   const { withRuntime } = await import('../command-context.js');
-  const [{ readInstallation }, { checkWarehouse }] = await Promise.all([import('../../ops/installation-reads.js'), import('../hand-over-check.js')]);
+  const [{ budgetRate, readInstallation }, { checkWarehouse }] = await Promise.all([import('../../ops/installation-reads.js'), import('../hand-over-check.js')]);
   return withRuntime(context, async (runtime) => {
     await checkWarehouse(runtime.redis, runtime.config);
     const view = await readInstallation(runtime.redis, runtime.config.queuePrefix, runtime.config);
-    return { projects: view.running ? view.settings.projects : [] };
+    if (!view.running) return { projects: [], rate: context.config.analyticsRate };
+    return { projects: view.settings.projects, rate: budgetRate(view) };
   });
 }
 
-export async function printPlan(windows: ExportWindow[], context: CommandContext, format: string): Promise<number> {
+/** Prints what `windows` cost at `rate` (default this shell's budget). */
+export async function printPlan(windows: ExportWindow[], context: CommandContext, format: string, rate = context.config.analyticsRate): Promise<number> {
   const { formatPlanCost, planCost } = await import('../../export/plan-cost.js');
   const samples = await lastRunSamples(context);
-  const cost = planCost(windows, samples, context.config.analyticsRate);
+  const cost = planCost(windows, samples, rate);
   if (format === 'json') process.stdout.write(`${JSON.stringify(cost, null, 2)}\n`);
   else process.stdout.write(`${formatPlanCost(cost)}\n`);
   return 0;
