@@ -11,10 +11,10 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** Throws a UsageError when `host` is not loopback and no token is set. */
-export function assertBindAllowed(host: string, token: string | undefined): void {
+export function assertBindAllowed(host: string, token: string | undefined, setting = 'MINTPIPE_DASHBOARD_HOST'): void {
   if (isLoopbackHost(host) || (token !== undefined && token !== '')) return;
   throw new UsageError(
-    `MINTPIPE_DASHBOARD_HOST: the dashboard binds to "${host}", which is reachable from other machines; ` +
+    `${setting}: the dashboard binds to "${host}", which is reachable from other machines; ` +
       'set MINTPIPE_DASHBOARD_TOKEN (a long random string) to require it, or bind to 127.0.0.1',
   );
 }

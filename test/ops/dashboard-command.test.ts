@@ -33,12 +33,13 @@ function statusWithHost(url: string, host: string, token?: string): Promise<numb
 }
 
 describe('mintpipe dashboard', () => {
-  it('refuses to bind 0.0.0.0 without MINTPIPE_DASHBOARD_TOKEN: exit 2, one line naming both settings', async () => {
-    const result = await runCli(['dashboard', '--host', '0.0.0.0', '--port', '0'], env());
-    expect(result.code).toBe(2);
-    const lines = result.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^mintpipe: MINTPIPE_DASHBOARD_HOST: .*MINTPIPE_DASHBOARD_TOKEN/);
+  it('refuses to bind 0.0.0.0 without MINTPIPE_DASHBOARD_TOKEN: exit 2, one line naming the flag or setting that asked for it, and the token', async () => {
+    const byFlag = await runCli(['dashboard', '--host', '0.0.0.0', '--port', '0'], env());
+    expect(byFlag.code).toBe(2);
+    expect(byFlag.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^mintpipe: --host: .*MINTPIPE_DASHBOARD_TOKEN/)]);
+    const bySetting = await runCli(['dashboard', '--port', '0'], env({ MINTPIPE_DASHBOARD_HOST: '0.0.0.0' }));
+    expect(bySetting.code).toBe(2);
+    expect(bySetting.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^mintpipe: MINTPIPE_DASHBOARD_HOST: .*MINTPIPE_DASHBOARD_TOKEN/)]);
   });
 
   it('refuses a dashboard token under 16 characters: exit 2, one line naming the key, the token nowhere', async () => {

@@ -39,7 +39,7 @@ async function serveDashboard(flags: DashboardFlags): Promise<void> {
   const host = flags.host?.trim() || context.config.dashboard.host;
   const port = flags.port === undefined ? context.config.dashboard.port : parsePort(flags.port);
   // Refuse before bringing anything up.
-  assertBindAllowed(host, context.config.dashboard.token);
+  assertBindAllowed(host, context.config.dashboard.token, flags.host?.trim() ? '--host' : undefined);
   const [{ startDashboard }, { createMetrics }, { Runtime }] = await Promise.all([
     import('../../ops/dashboard-server.js'),
     import('../../ops/metrics.js'),
