@@ -66,4 +66,20 @@ describe('the dashboard Fixes of a triaged page', () => {
     expect(fix!.effect!.before.share).toBeCloseTo(before.share!, 9);
     expect(fix!.effect!.after.share).toBeCloseTo(after.share!, 9);
   });
+
+  it('gives no share, not a zero, for days without rated feedback on the page', async () => {
+    const path = '/sdks/openapi/caching';
+    const before = truthOf(path, windows.slice(0, 2));
+    const after = truthOf(path, windows.slice(2));
+    expect([before.share, after.share], 'the page has rated feedback before the fix and none after').toEqual([expect.any(Number), null]);
+    const complaints = analyticsTruth({ seed: SEED }, 'feedback', PROJECT, windows[0]!.dateFrom, windows[0]!.dateTo).items.filter((i) => i.path === path).map((i) => i.id);
+    const base = { batchId: 'b0000000000000002', promptId: 'p0000000000000000002', projectId: PROJECT, kind: 'create' as const, key: `feedback-hotspots:${PROJECT}:${path}` };
+    await insertPromptEvents(stack.warehouse, [
+      { ...base, jobId: '', status: 'queued', version: 1, sources: complaints },
+      { ...base, jobId: 'job-10', status: 'completed', version: 3, sentAt: new Date(finishedMs - 60_000), finishedAt: new Date(finishedMs) },
+    ]);
+
+    const fixes = await triageFixes(directReader(stack.warehouse), { projectId: PROJECT, effectDays: 2, nowMs: finishedMs + 2 * DAY_MS });
+    expect(fixes.find((f) => f.subject === path)?.effect).toEqual({ before: { share: before.share, count: before.count }, after: { share: null, count: after.count } });
+  });
 });
