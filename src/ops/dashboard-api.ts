@@ -36,11 +36,10 @@ function integerParam(query: Query, name: string, fallback: number, min: number,
   return value;
 }
 
-/** The days before today of a `days` range: up to yesterday, since today's window cannot be complete yet. */
-function dayRange(query: Query): { from: string; to: string } {
+/** The days before `today` of a `days` range: up to yesterday, since today's window cannot be complete yet. */
+function dayRange(query: Query, today: string): { from: string; to: string } {
   const days = integerParam(query, 'days', 30, 1, 366);
-  const to = dayInTimeZone(new Date(), 'UTC');
-  return { from: addDays(to, -days), to };
+  return { from: addDays(today, -days), to: today };
 }
 
 /** A dataset's freshness entry, or an empty one for an enabled dataset that has no run yet. */
@@ -51,9 +50,11 @@ export interface FreshnessRow extends DatasetFreshness {
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;
 
-export function registerDashboardApi(app: FastifyInstance, source: OpsSource): void {
+/** @param now the clock every answer's "today" is read from, once per request. @default the system clock */
+export function registerDashboardApi(app: FastifyInstance, source: OpsSource, now: () => Date = () => new Date()): void {
   // The warehouse as this process can read it: its own, or through the process holding the engine.
   const reader = (): Promise<WarehouseReader> => openReader(source, source.config);
+  const today = () => dayInTimeZone(now(), 'UTC');
 
   app.get('/api/projects', async () => {
     const wh = await reader();
@@ -62,9 +63,9 @@ export function registerDashboardApi(app: FastifyInstance, source: OpsSource): v
 
   app.get<{ Querystring: Query }>('/api/daily', async (request) => {
     const projectId = project(request.query);
-    const { from, to } = dayRange(request.query);
+    const { from, to } = dayRange(request.query, today());
     const wh = await reader();
-    const [days, freshness] = await Promise.all([dailyVisitors(wh, projectId, from, to), datasetFreshness(wh, { projectId })]);
+    const [days, freshness] = await Promise.all([dailyVisitors(wh, projectId, from, to), datasetFreshness(wh, { projectId, today: to })]);
     // The export lag as `status` counts it (dataset-freshness-reads.ts lagDays): one unit, one definition.
     const lagDays = freshness.find((f) => f.dataset === 'visitors')?.lagDays ?? null;
     return { project: projectId, from, to, days, lagDays };
@@ -107,25 +108,25 @@ export function registerDashboardApi(app: FastifyInstance, source: OpsSource): v
     const projectId = project(request.query);
     const effectDays = integerParam(request.query, 'effectDays', 14, 1, 90);
     const wh = await reader();
-    return { project: projectId, effectDays, fixes: await triageFixes(wh, { projectId, effectDays }) };
+    return { project: projectId, effectDays, fixes: await triageFixes(wh, { projectId, effectDays, nowMs: now().getTime() }) };
   });
 
   app.get<{ Querystring: Query }>('/api/freshness', async (request) => {
     const projectId = project(request.query);
-    const today = dayInTimeZone(new Date(), 'UTC');
-    return { project: projectId, today, datasets: await freshnessRows(await reader(), source, projectId, today) };
+    const day = today();
+    return { project: projectId, today: day, datasets: await freshnessRows(await reader(), source, projectId, day) };
   });
 
   app.get<{ Querystring: Query }>('/api/assistant-daily', async (request) => {
     const projectId = project(request.query);
-    const { from, to } = dayRange(request.query);
+    const { from, to } = dayRange(request.query, today());
     const wh = await reader();
     return { project: projectId, from, to, days: await dailySplit(wh, ASSISTANT_SPLIT, projectId, from, to) };
   });
 
   app.get<{ Querystring: Query }>('/api/feedback-daily', async (request) => {
     const projectId = project(request.query);
-    const { from, to } = dayRange(request.query);
+    const { from, to } = dayRange(request.query, today());
     const wh = await reader();
     return { project: projectId, from, to, days: await dailySplit(wh, FEEDBACK_SPLIT, projectId, from, to) };
   });

@@ -36,6 +36,8 @@ export interface DashboardOptions {
   hosts?: readonly string[];
   /** The process's metrics, fed by its workers. @default a fresh registry (queue and warehouse gauges only) */
   metrics?: Metrics;
+  /** The clock the API's "today" (daily ranges, lag, fixes) is read from. @default the system clock */
+  now?: () => Date;
   logger: Logger;
 }
 
@@ -91,7 +93,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   if (!writable) refuseWrites(app);
 
   registerPageAssets(app);
-  registerDashboardApi(app, source);
+  registerDashboardApi(app, source, options.now);
   app.get('/healthz', async (_request, reply) => {
     const report = await checkHealth(source);
     return reply.code(report.healthy ? 200 : 503).send(report.body);

@@ -14,7 +14,7 @@ import { withTimeout } from './with-timeout.js';
 const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;
 
 /** Registers the shared gauges; the returned function reads them all now. */
-export function sharedGauges(registers: Registry[], scrapeTimeoutMs: number): (source: OpsSource) => Promise<void> {
+export function sharedGauges(registers: Registry[], scrapeTimeoutMs: number, clock: () => Date = () => new Date()): (source: OpsSource) => Promise<void> {
   const jobCount = new Gauge({
     name: 'bullmq_job_count',
     help: 'Number of jobs in the queue by state',
@@ -66,7 +66,7 @@ export function sharedGauges(registers: Registry[], scrapeTimeoutMs: number): (s
     // Its own warehouse, or through the process holding the embedded engine (`mintpipe dashboard` beside `start`).
     const wh = await openReader(source, source.config);
     const [newest, statuses] = await Promise.all([newestCompleteDays(wh), promptStatusCounts(wh)]);
-    const now = new Date();
+    const now = clock();
     exportLag.reset();
     for (const [project, end] of newest) exportLag.set({ project }, exportLagSeconds(end, now));
     prompts.reset();

@@ -39,6 +39,8 @@ export interface MetricsOptions {
   scrapeTimeoutMs?: number;
   /** Collect Node's default process metrics (CPU, memory, event loop). @default true */
   defaultMetrics?: boolean;
+  /** The clock the export lag is measured to. @default the system clock */
+  now?: () => Date;
 }
 
 export function createMetrics(options: MetricsOptions = {}): Metrics {
@@ -48,7 +50,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const exportObserver = exportCounters([registry]);
   const onApiEvent = apiCounters([registry]);
   const promptObserver = promptCounters([registry]);
-  const readSharedGauges = sharedGauges([registry], options.scrapeTimeoutMs ?? 5000);
+  const readSharedGauges = sharedGauges([registry], options.scrapeTimeoutMs ?? 5000, options.now);
   return {
     registry,
     contentType: registry.contentType,

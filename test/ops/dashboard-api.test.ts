@@ -10,6 +10,9 @@ import type { SplitPoint } from '../../src/ops/daily-split-reads.js';
 import type { FreshnessRow } from '../../src/ops/dashboard-api.js';
 import { openDashboardStack, seedDashboardData, seedDatasetData, type DashboardStack, type DatasetSeed, type SeedResult } from '../support/dashboard-stack.js';
 
+/** The dashboard's clock, pinned: a run across midnight (UTC) still has one today. */
+const NOW = new Date();
+const TODAY = dayInTimeZone(NOW, 'UTC');
 let stack: DashboardStack;
 let seed: SeedResult;
 let datasetSeed: DatasetSeed;
@@ -18,9 +21,9 @@ let dashboard: Dashboard;
 beforeAll(async () => {
   // The dashboard's own settings: the nightly plan of acme-docs also fetches its assistant threads.
   stack = await openDashboardStack({ env: { MINTPIPE_ASSISTANT_THREADS: 'acme-docs' } });
-  seed = await seedDashboardData(stack.warehouse);
-  datasetSeed = await seedDatasetData(stack.warehouse, { projectId: seed.projectId });
-  dashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, logger: createLogger({ level: 'silent', pretty: false }) });
+  seed = await seedDashboardData(stack.warehouse, { today: TODAY });
+  datasetSeed = await seedDatasetData(stack.warehouse, { projectId: seed.projectId, today: TODAY });
+  dashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, now: () => NOW, logger: createLogger({ level: 'silent', pretty: false }) });
 });
 
 afterAll(async () => {
@@ -65,10 +68,9 @@ describe('dashboard JSON API', () => {
 
   it('gives one point per day of the last 30 days, with the 1-day totals and gaps where no day was exported', async () => {
     const { body } = await get(`/api/daily?project=${seed.projectId}&days=30`);
-    const today = dayInTimeZone(new Date(), 'UTC');
     expect(body.days).toHaveLength(30);
-    expect(body.days[0]?.date).toBe(addDays(today, -30));
-    expect(body.days.at(-1)?.date).toBe(addDays(today, -1));
+    expect(body.days[0]?.date).toBe(addDays(TODAY, -30));
+    expect(body.days.at(-1)?.date).toBe(addDays(TODAY, -1));
     const withCounts = body.days.filter((d) => d.counts);
     expect(withCounts.map((d) => d.date)).toEqual(seed.days);
     const day = seed.days[3]!;
@@ -132,6 +134,7 @@ describe('dashboard JSON API', () => {
   it('shows each dataset of the project with its last complete window, lag, rows, failed windows and findings', async () => {
     const { status, body } = await get(`/api/freshness?project=${seed.projectId}`);
     expect(status).toBe(200);
+    expect(body.today).toBe(TODAY);
     const byName = new Map(body.datasets.map((d) => [d.dataset, d]));
     const yesterday = addDays(body.today, -1);
     // Visitors: the week window and yesterday's day window both end today; the last one is a complete window ending today.

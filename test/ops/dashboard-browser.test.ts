@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
+import { dayInTimeZone } from '../../src/export/dates.js';
 import { startDashboard, type Dashboard } from '../../src/ops/dashboard-server.js';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
 import { findChromium } from '../support/chromium.js';
@@ -21,6 +22,9 @@ import { describeProcess, publishInstallation, type Publication } from '../../sr
 import { openDashboardStack, seedDashboardData, seedDatasetData, type DashboardStack, type DatasetSeed, type SeedResult } from '../support/dashboard-stack.js';
 
 const CHROMIUM = findChromium();
+/** The dashboards' clock, pinned: a run across midnight (UTC) still has one today. */
+const NOW = new Date();
+const TODAY = dayInTimeZone(NOW, 'UTC');
 const IN_CI = process.env.CI === 'true';
 const SKIP = CHROMIUM.path === undefined && !IN_CI;
 const TITLE = CHROMIUM.path === undefined ? `dashboard page in Chromium (${IN_CI ? 'fails under CI' : 'skipped'}: ${CHROMIUM.reason})` : 'dashboard page in Chromium';
@@ -77,16 +81,16 @@ describe.skipIf(SKIP)(TITLE, () => {
     if (CHROMIUM.path === undefined) throw new Error(`CI=true needs a browser for this test: ${CHROMIUM.reason}`);
     stack = await openDashboardStack();
     emptyStack = await openDashboardStack({ dataDir: stack.dataDir, database: 'mintpipe_empty' });
-    seed = await seedDashboardData(stack.warehouse);
-    datasetSeed = await seedDatasetData(stack.warehouse, { projectId: seed.projectId });
+    seed = await seedDashboardData(stack.warehouse, { today: TODAY });
+    datasetSeed = await seedDatasetData(stack.warehouse, { projectId: seed.projectId, today: TODAY });
     // A worker of this installation runs with a budget of its own; the dashboard's process has the default.
     const worker = describeProcess('worker', loadConfig({ MINTPIPE_ANALYTICS_RATE: '7/1m', MINTPIPE_PROJECTS: seed.projectId }), { queues: ['export'], scheduler: false });
     // On another machine: its pid cannot be checked from here, so its record stands until it lapses.
     published = await publishInstallation(stack.redis, stack.prefix, { ...worker, pid: 4242, host: 'worker-host', pidSpace: 'worker-host-boot/pid:[1]' });
     await stack.queue(QUEUE_NAMES.export).add('window', { projectId: seed.projectId });
-    dashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, logger });
-    emptyDashboard = await startDashboard({ runtime: emptyStack.source, host: '127.0.0.1', port: 0, logger });
-    tokenDashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, token: TOKEN, logger });
+    dashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, now: () => NOW, logger });
+    emptyDashboard = await startDashboard({ runtime: emptyStack.source, host: '127.0.0.1', port: 0, now: () => NOW, logger });
+    tokenDashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, token: TOKEN, now: () => NOW, logger });
     profileDir = mkdtempSync(join(tmpdir(), 'mintpipe-chromium-'));
     browser = await chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM.path,

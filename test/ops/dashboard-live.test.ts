@@ -20,6 +20,9 @@ import { openTestStack, type TestStack } from '../support/test-stack.js';
 const PROJECT = 'live-docs';
 const PATHS_PER_DAY = 600; // 3 pages of at most 250 rows
 const DAYS = 3;
+/** The dashboard's and the metrics' clock, pinned: a run across midnight (UTC) still has one today. */
+const NOW = new Date();
+const TODAY = dayInTimeZone(NOW, 'UTC');
 
 let stack: TestStack | undefined;
 let runtime: Runtime;
@@ -47,7 +50,7 @@ beforeAll(async () => {
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => logLines.push(chunk.toString()));
   const logger = createLogger({ level: 'debug', pretty: false, destination: logStream });
-  metrics = createMetrics();
+  metrics = createMetrics({ now: () => NOW });
   stack = await openTestStack({
     emulator: { apiKey: TEST_API_KEY, pathsFor: () => PATHS_PER_DAY },
     env: { ...UNPACED_ENV, LOG_LEVEL: 'debug', MINTPIPE_PREFETCH_PAGES: '1' },
@@ -56,12 +59,11 @@ beforeAll(async () => {
     workers: [QUEUE_NAMES.export],
   });
   runtime = stack.runtime;
-  const today = dayInTimeZone(new Date(), 'UTC');
   const queue = runtime.queue(QUEUE_NAMES.export);
-  const enqueued = await enqueueWindows(queue, planWindows(PROJECT, addDays(today, -DAYS), today, 'day').map((w) => ({ ...w, dataset: 'visitors' as const, kind: 'manual' as const })));
+  const enqueued = await enqueueWindows(queue, planWindows(PROJECT, addDays(TODAY, -DAYS), TODAY, 'day').map((w) => ({ ...w, dataset: 'visitors' as const, kind: 'manual' as const })));
   jobIds = enqueued.map((e) => e.jobId);
   expect(await waitForJobs(queue, jobIds)).toEqual(Array(DAYS).fill('completed'));
-  dashboard = await startDashboard({ runtime, host: '127.0.0.1', port: 0, metrics, logger });
+  dashboard = await startDashboard({ runtime, host: '127.0.0.1', port: 0, metrics, now: () => NOW, logger });
 });
 
 afterAll(async () => {
@@ -91,7 +93,7 @@ describe('dashboard on a running stack', () => {
   });
 
   it('never shows the API key: not on any page, JSON answer, error, metric or Bull Board view, and neither it nor the dashboard token is in any log line', async () => {
-    const firstDay = addDays(dayInTimeZone(new Date(), 'UTC'), -1);
+    const firstDay = addDays(TODAY, -1);
     const paths = [
       '/',
       '/assets/dashboard.js',

@@ -152,14 +152,14 @@ function pageRows(random: () => number, scale: number): VisitorRow[] {
 }
 
 /**
- * Seeds `dayCount` days of a project up to yesterday (UTC), leaving two days out as gaps, plus a
+ * Seeds `dayCount` days of a project up to the day before `today` (@default today, UTC), leaving two days out as gaps, plus a
  * week window, a failed and a running run, and a prompt batch with every kind of outcome.
  */
-export async function seedDashboardData(wh: Warehouse, options: { projectId?: string; dayCount?: number } = {}): Promise<SeedResult> {
+export async function seedDashboardData(wh: Warehouse, options: { projectId?: string; dayCount?: number; today?: string } = {}): Promise<SeedResult> {
   const projectId = options.projectId ?? 'acme-docs';
   const dayCount = options.dayCount ?? 21;
   const random = seeded(42);
-  const today = dayInTimeZone(new Date(), 'UTC');
+  const today = options.today ?? dayInTimeZone(new Date(), 'UTC');
   const first = addDays(today, -dayCount);
   const missing = [addDays(today, -9), addDays(today, -10)];
   const days: string[] = [];
@@ -262,15 +262,15 @@ export interface DatasetSeed {
 const TIME = (day: string, hour: number) => `${day} ${String(hour).padStart(2, '0')}:15:00.000`;
 
 /**
- * Seeds assistant conversations and feedback of `dayCount` days up to yesterday (UTC) with one gap
+ * Seeds assistant conversations and feedback of `dayCount` days up to the day before `today` (@default today, UTC) with one gap
  * day, a day whose assistant window completed empty, findings on the newest windows and one failed
  * feedback window.
  */
-export async function seedDatasetData(wh: Warehouse, options: { projectId?: string; dayCount?: number } = {}): Promise<DatasetSeed> {
+export async function seedDatasetData(wh: Warehouse, options: { projectId?: string; dayCount?: number; today?: string } = {}): Promise<DatasetSeed> {
   const projectId = options.projectId ?? 'acme-docs';
   const dayCount = options.dayCount ?? 14;
   const random = seeded(7);
-  const today = dayInTimeZone(new Date(), 'UTC');
+  const today = options.today ?? dayInTimeZone(new Date(), 'UTC');
   const gap = addDays(today, -4);
   const empty = addDays(today, -6);
   const assistant = new Map<string, { answered: number; unanswered: number }>();

@@ -8,7 +8,11 @@ import { openExportStack, type ExportStack } from '../support/export-stack.js';
 const SEED = 11;
 const PROJECT = 'fx';
 const DAY_MS = 86_400_000;
-const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+/**
+ * A fixed day, not today: the emulator's data follows the date, and triageFixes takes its clock
+ * (`nowMs`). On these days the page has rated items before and after the fix, with different shares.
+ */
+const today = Date.parse('2026-10-20T00:00:00Z');
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** Four exported days; the job finished at the start of the third. */
 const windows = [4, 3, 2, 1].map((back) => ({ projectId: PROJECT, dateFrom: day(today - back * DAY_MS), dateTo: day(today - (back - 1) * DAY_MS) }));
@@ -37,6 +41,7 @@ function truthOf(path: string, ws: typeof windows) {
 describe('the dashboard Fixes of a triaged page', () => {
   it('links the complaints to the job and PR, says too early before N days, then compares the N days before with the N after', async () => {
     const first = analyticsTruth({ seed: SEED }, 'feedback', PROJECT, windows[0]!.dateFrom, windows[0]!.dateTo).items;
+    expect(first.length, 'the first exported day has feedback').toBeGreaterThan(0);
     const path = first[0]!.path;
     const complaints = first.filter((i) => i.path === path).map((i) => i.id).slice(0, 3);
     const base = { batchId: 'b0000000000000001', promptId: 'p0000000000000000001', projectId: PROJECT, kind: 'create' as const, key: `feedback-hotspots:${PROJECT}:${path}` };
@@ -53,13 +58,28 @@ describe('the dashboard Fixes of a triaged page', () => {
     expect(fix!.tooEarly).toBe(false);
     const before = truthOf(path, windows.slice(0, 2));
     const after = truthOf(path, windows.slice(2));
+    expect([before.share, after.share], 'the chosen days have rated items of the page before and after, with different shares').toEqual([expect.any(Number), expect.any(Number)]);
+    expect(before.share).not.toBe(after.share);
+    expect(before.count * after.count, 'the chosen days have comments on the page before and after').toBeGreaterThan(0);
     expect(fix!.effect!.before.count).toBe(before.count);
     expect(fix!.effect!.after.count).toBe(after.count);
-    // A share is null when its days have no views of the page (the emulator's data follows the date).
-    if (before.share === null) expect(fix!.effect!.before.share).toBeNull();
-    else expect(fix!.effect!.before.share).toBeCloseTo(before.share, 9);
-    if (after.share === null) expect(fix!.effect!.after.share).toBeNull();
-    else expect(fix!.effect!.after.share).toBeCloseTo(after.share, 9);
-    expect(before.count + after.count).toBeGreaterThan(0);
+    expect(fix!.effect!.before.share).toBeCloseTo(before.share!, 9);
+    expect(fix!.effect!.after.share).toBeCloseTo(after.share!, 9);
+  });
+
+  it('gives no share, not a zero, for days without rated feedback on the page', async () => {
+    const path = '/sdks/openapi/caching';
+    const before = truthOf(path, windows.slice(0, 2));
+    const after = truthOf(path, windows.slice(2));
+    expect([before.share, after.share], 'the page has rated feedback before the fix and none after').toEqual([expect.any(Number), null]);
+    const complaints = analyticsTruth({ seed: SEED }, 'feedback', PROJECT, windows[0]!.dateFrom, windows[0]!.dateTo).items.filter((i) => i.path === path).map((i) => i.id);
+    const base = { batchId: 'b0000000000000002', promptId: 'p0000000000000000002', projectId: PROJECT, kind: 'create' as const, key: `feedback-hotspots:${PROJECT}:${path}` };
+    await insertPromptEvents(stack.warehouse, [
+      { ...base, jobId: '', status: 'queued', version: 1, sources: complaints },
+      { ...base, jobId: 'job-10', status: 'completed', version: 3, sentAt: new Date(finishedMs - 60_000), finishedAt: new Date(finishedMs) },
+    ]);
+
+    const fixes = await triageFixes(directReader(stack.warehouse), { projectId: PROJECT, effectDays: 2, nowMs: finishedMs + 2 * DAY_MS });
+    expect(fixes.find((f) => f.subject === path)?.effect).toEqual({ before: { share: before.share, count: before.count }, after: { share: null, count: after.count } });
   });
 });

@@ -9,21 +9,29 @@ import type { TriageNightData } from '../../src/triage/nightly-triage.js';
 import { loadRecipe } from '../../src/triage/load-recipes.js';
 import { recipeSql } from '../../src/triage/recipe-sql.js';
 import { openExportStack, type ExportStack } from '../support/export-stack.js';
+import { projectWithData } from '../support/project-with-data.js';
+import { expectedHotspots } from '../support/triage-truth.js';
 import { until } from '../support/wait.js';
 
-const PROJECT = 'night';
+const SEED = 7;
 const DAY_MS = 86_400_000;
-const days = [3, 2, 1].map((back) => {
+/** The night's day windows: the last three whole days (the triage reads the clock: since 7 days ago). */
+const dayWindows = [3, 2, 1].map((back) => {
   const from = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - back * DAY_MS);
-  return { projectId: PROJECT, dateFrom: from.toISOString().slice(0, 10), dateTo: new Date(from.getTime() + DAY_MS).toISOString().slice(0, 10) };
+  return [from.toISOString().slice(0, 10), new Date(from.getTime() + DAY_MS).toISOString().slice(0, 10)] as const;
 });
+/** More hotspot pages than the job may send, so the cap shows. */
+const PROJECT = projectWithData(['night', 'night_b', 'night_c', 'night_d', 'night_e', 'night_f'], 'three feedback hotspot pages', (project) =>
+  expectedHotspots({ seed: SEED }, project, dayWindows).size >= 3,
+);
+const days = dayWindows.map(([dateFrom, dateTo]) => ({ projectId: PROJECT, dateFrom, dateTo }));
 
 let stack: ExportStack;
 let queue: Queue;
 let worker: Worker | undefined;
 
 beforeAll(async () => {
-  stack = await openExportStack({ emulator: { seed: 7 } });
+  stack = await openExportStack({ emulator: { seed: SEED } });
   queue = new Queue(`triage-night-${randomBytes(4).toString('hex')}`, { connection: stack.runtime.redis });
 });
 
@@ -76,6 +84,7 @@ describe('nightly triage', () => {
     await until('the triage job completed', async () => ((await queue.getJobState(job.id!)) === 'completed' ? true : undefined), 30_000);
     const result = (await queue.getJob(job.id!))!.returnvalue as { batchId: string; sent: number };
     const found = await stack.rows(recipeSql(loadRecipe('feedback-hotspots', undefined), { project: PROJECT, sinceDate: days[0]!.dateFrom }));
+    expect(found.map((r) => r.subject).sort()).toEqual([...expectedHotspots({ seed: SEED }, PROJECT, dayWindows).keys()].sort());
     expect(found.length).toBeGreaterThan(2);
     expect(result.sent).toBe(2);
     const status = await batchStatus(stack.runtime.redis, stack.config.queuePrefix, result.batchId, { prompts: true });

@@ -2,20 +2,28 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyticsTruth, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { projectWithData } from '../support/project-with-data.js';
 import { runCli } from '../support/run-cli.js';
 import { promptTestEnv, TEST_API_KEY } from '../support/prompts-stack.js';
+import { expectedHotspots as hotspotsOf, expectedQuestions as questionsOf, expectedSearchGaps as searchGapsOf, normalised } from '../support/triage-truth.js';
 
 const OPTIONS: EmulatorOptions = { seed: 7, agentTimeMs: 50 };
-const PROJECT = 'tri';
 const DAY_MS = 86_400_000;
 let emulator: RunningEmulator;
 let env: Record<string, string>;
-/** The exported day windows: the last three whole days. */
+/** The exported day windows: the last three whole days (`triage run` reads the clock: since 7 days ago). */
 const days = [3, 2, 1].map((back) => {
   const from = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - back * DAY_MS);
   return [from.toISOString().slice(0, 10), new Date(from.getTime() + DAY_MS).toISOString().slice(0, 10)] as const;
 });
+/** A project whose data in those days has a hotspot, two question groups and two search gaps. */
+const PROJECT = projectWithData(['tri', 'tri_b', 'tri_c', 'tri_d', 'tri_e', 'tri_f'], 'a feedback hotspot, two question groups and two search gaps', (project) =>
+  hotspotsOf(OPTIONS, project, days).size > 0 && questionsOf(OPTIONS, project, days).size > 1 && searchGapsOf(OPTIONS, project, days).size > 1,
+);
+const expectedHotspots = () => hotspotsOf(OPTIONS, PROJECT, days);
+const expectedQuestions = () => questionsOf(OPTIONS, PROJECT, days);
+const expectedSearchGaps = () => searchGapsOf(OPTIONS, PROJECT, days);
 
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, ...OPTIONS });
@@ -28,46 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator?.close();
 });
-
-const normalised = (text: string) => text.toLowerCase().trim().replace(/\s+/g, ' ');
-
-/** Per the emulator's own data: pages with at least 3 commented not-helpful items, with their ids and comments. */
-function expectedHotspots(): Map<string, Map<string, string>> {
-  const byPage = new Map<string, Map<string, string>>();
-  for (const [from, to] of days) {
-    for (const item of analyticsTruth(OPTIONS, 'feedback', PROJECT, from, to).items) {
-      const notHelpful = (item.source === 'contextual' && item.helpful === false) || item.source === 'code_snippet';
-      if (!notHelpful || !item.comment?.trim()) continue;
-      byPage.set(item.path, (byPage.get(item.path) ?? new Map()).set(item.id, item.comment));
-    }
-  }
-  return new Map([...byPage].filter(([, items]) => items.size >= 3));
-}
-
-/** Per the emulator: groups of at least 2 clarifying or sourceless turns by normalised query. */
-function expectedQuestions(): Map<string, Set<string>> {
-  const groups = new Map<string, Set<string>>();
-  for (const [from, to] of days) {
-    for (const row of analyticsTruth(OPTIONS, 'assistant', PROJECT, from, to).items) {
-      if (row.responseType !== 'clarifying_question' && row.sources.length > 0) continue;
-      const key = normalised(row.query);
-      groups.set(key, (groups.get(key) ?? new Set()).add(row.id));
-    }
-  }
-  return new Map([...groups].filter(([, ids]) => ids.size >= 2));
-}
-
-/** Per the emulator: normalised terms searched at least 3 times with no click in any window. */
-function expectedSearchGaps(): Set<string> {
-  const terms = new Map<string, { hits: number; clicked: boolean }>();
-  for (const [from, to] of days) {
-    for (const row of analyticsTruth(OPTIONS, 'searches', PROJECT, from, to).items) {
-      const t = terms.get(normalised(row.searchQuery)) ?? { hits: 0, clicked: false };
-      terms.set(normalised(row.searchQuery), { hits: t.hits + Math.round(row.hits), clicked: t.clicked || row.ctr > 0 || row.topClickedPage !== null });
-    }
-  }
-  return new Set([...terms].filter(([, t]) => !t.clicked && t.hits >= 3).map(([term]) => term));
-}
 
 const created = () => emulator.creates.filter((c) => c.projectId === PROJECT).map((c) => c.prompt);
 
