@@ -19,7 +19,7 @@ import { closeRedisConnection, createRedisConnection } from '../queue/redis-conn
 import { assertDurableForPrompts, checkRedisPersistence, describePersistence, type RedisPersistenceReport } from '../queue/redis-persistence.js';
 import { probeRedis } from '../queue/redis-probe.js';
 import { describeRedisTarget, type RedisTarget } from '../../config/redis-url.js';
-import { startWorkers, type WorkerSet } from '../../jobs/workers.js';
+import type { WorkerSet } from '../../jobs/workers.js';
 import { isLongRunning, longRunningHolder } from '../warehouse/embedded-lock.js';
 import { configuredEngine, openWarehouse, type Warehouse } from '../warehouse/index.js';
 
@@ -245,6 +245,9 @@ export class Runtime {
       // Before any window runs: a window whose run was left behind then adopts it.
       this.onClose(await keepReaping({ warehouse: await this.warehouse(), queue: this.queue(QUEUE_NAMES.export), logger: this.logger, idleMs: this.config.export.reapAfterMs }));
     }
+    // Loaded here, not with the runtime: the processors (export, nightly plan, triage) and what they
+    // import are only needed by a process that works jobs, not by one that only enqueues or reads.
+    const { startWorkers } = await import('../../jobs/workers.js');
     this.workers = await startWorkers({
       names,
       config: this.config,

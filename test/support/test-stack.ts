@@ -15,7 +15,7 @@ import type { Queue } from 'bullmq';
 import { loadConfig, type MintpipeConfig } from '../../config/index.js';
 import { Runtime, type RuntimeOptions } from '../../src/cli/runtime.js';
 import { dashboardTokenPath } from '../../src/ops/dashboard-token.js';
-import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from '../../src/emulator/index.js';
+import type { RunningEmulator, StartEmulatorOptions } from '../../src/emulator/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { QueueName } from '../../src/queue/queues.js';
 import { runQuery, type Warehouse } from '../../src/warehouse/index.js';
@@ -96,10 +96,17 @@ async function openEnv(options: TestStackOptions & { alone?: boolean }, teardown
   teardown.add(data.release);
   const ownPrefix = options.env?.MINTPIPE_QUEUE_PREFIX === undefined;
   const prefix = options.env?.MINTPIPE_QUEUE_PREFIX ?? randomPrefix(name);
-  const emulator = options.emulator ? await startEmulator({ port: 0, ...options.emulator }) : undefined;
+  // Imported only by a stack that asks for it: a file whose stacks run without it loads neither the
+  // emulator nor fastify.
+  const emulator = options.emulator ? await startEmulatorLazily(options.emulator) : undefined;
   if (emulator) teardown.add(() => emulator.close());
   const env = baseEnv({ prefix, dataDir: data.dir, engine: data.engine }, { ...(emulator ? { MINTLIFY_API_URL: emulator.url } : {}), ...options.env });
   return { env, config: loadConfig(env), prefix, ownPrefix, dataDir: data.dir, emulator };
+}
+
+async function startEmulatorLazily(options: StartEmulatorOptions): Promise<RunningEmulator> {
+  const { startEmulator } = await import('../../src/emulator/index.js');
+  return startEmulator({ port: 0, ...options });
 }
 
 async function open(options: TestStackOptions, teardown: Teardown): Promise<TestStack> {
