@@ -33,8 +33,7 @@ const SERVER_TESTS = [
 
 export default defineConfig({
   test: {
-    // The test Redis, and the migrated warehouse the stacks' data dirs start as copies of.
-    globalSetup: ['test/support/global-redis.ts', 'test/support/global-warehouse-template.ts'],
+    globalSetup: ['test/support/global-redis.ts'],
     // Each test file runs in its own process: the embedded ClickHouse engine binds a process to one
     // data directory, and BullMQ workers / child processes are easier to reason about that way.
     pool: 'forks',

@@ -4,13 +4,12 @@
  * let go (a process holds one embedded directory at a time, so the next stack could not open).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, sep } from 'node:path';
+import { basename, join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
-import { TEMPLATE_ENV } from '../support/global-warehouse-template.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { openDashboardStack } from '../support/dashboard-stack.js';
 import { openExportStack } from '../support/export-stack.js';
@@ -98,31 +97,6 @@ describe('a test stack', () => {
       expect(await keysOf(volatile.url, name)).toEqual([]);
       await expectNothingHeld();
     });
-  });
-});
-
-/** Every symbolic link under `dir`, resolved. */
-function linkTargets(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isSymbolicLink())
-    .map((entry) => realpathSync(join(entry.parentPath, entry.name)));
-}
-
-describe("a stack's embedded warehouse", () => {
-  it("starts as a copy of the run's migrated warehouse, every link of it inside the stack's own data dir", async () => {
-    const template = join(process.env[TEMPLATE_ENV]!, 'clickhouse');
-    const stack = await openTestStack({ name: uniqueName() });
-    try {
-      // The same tables (their ids name the store's folders): copied, not migrated again.
-      expect(readdirSync(join(stack.dataDir, 'clickhouse', 'store')).sort()).toEqual(readdirSync(join(template, 'store')).sort());
-      expect(await stack.rows('SELECT count() AS n FROM visitors')).toEqual([{ n: 0 }]);
-      const targets = linkTargets(join(stack.dataDir, 'clickhouse'));
-      expect(targets.length).toBeGreaterThan(0);
-      // A link into the template would have the stack write into every later stack's warehouse.
-      expect(targets.filter((target) => !target.startsWith(realpathSync(stack.dataDir) + sep))).toEqual([]);
-    } finally {
-      await stack.close();
-    }
   });
 });
 

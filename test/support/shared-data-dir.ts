@@ -3,10 +3,8 @@
  * process, so stacks open at the same time in one test file use one dir (and, on the shared server,
  * one database per name). The first stack to open makes it; the last one to close removes it.
  */
-import { cpSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { engineEnv, serverUrl } from './engine.js';
-import { TEMPLATE_ENV } from './global-warehouse-template.js';
 import { makeTempDir } from './test-env.js';
 
 export interface DataDirShare {
@@ -31,7 +29,7 @@ export function shareDataDir(options: { name: string; dataDir?: string; database
     const dir = makeTempDir(options.name);
     return { dir, engine: databaseEnv(options.database), release: () => rmSync(dir, { recursive: true, force: true }) };
   }
-  shared ??= { dir: seeded(makeTempDir(options.name)), engines: new Map(), users: 0 };
+  shared ??= { dir: makeTempDir(options.name), engines: new Map(), users: 0 };
   const current = shared;
   current.users += 1;
   const key = options.database ?? '';
@@ -50,17 +48,6 @@ export function shareDataDir(options: { name: string; dataDir?: string; database
       rmSync(current.dir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * On the embedded engine, a copy of the run's migrated warehouse (global-warehouse-template.ts) in
- * `dir`: the stacks open it current, as a process does on its second start, instead of each file
- * applying every migration. Links stay relative (verbatim), so the copy never writes into the template.
- */
-function seeded(dir: string): string {
-  const template = process.env[TEMPLATE_ENV];
-  if (template && !serverUrl()) cpSync(join(template, 'clickhouse'), join(dir, 'clickhouse'), { recursive: true, verbatimSymlinks: true });
-  return dir;
 }
 
 /** engine.ts's env; on the embedded engine a database other than the default is named too. */
