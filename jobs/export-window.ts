@@ -45,6 +45,8 @@ export function createWindowProcessor(deps: ExportDeps) {
         },
       });
       if (outcome.kind === 'waiting') {
+        // With the attempt it belongs to: a later delay of the same job is a retry after a failure.
+        await job.updateProgress({ ...progressOf(job), waitingFor: outcome.for, attempt: job.attemptsMade });
         await job.moveToDelayed(Date.now() + outcome.waitMs, token);
         throw new DelayedError();
       }
@@ -68,6 +70,11 @@ export function createWindowProcessor(deps: ExportDeps) {
       throw queueError.error;
     }
   };
+}
+
+/** The job's progress object (rows, pages, …), or none yet. */
+function progressOf(job: Job): Record<string, unknown> {
+  return typeof job.progress === 'object' && job.progress !== null ? (job.progress as Record<string, unknown>) : {};
 }
 
 /**

@@ -9,8 +9,8 @@
  * files inside `clickhouse/` and Redis's inside `redis/` are protected by their 0700 directory.
  * Node built-ins only: the CLI's fast paths load this.
  */
-import { chmodSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { MintpipeError } from './errors.js';
 
 /** Where a narrowed directory is logged (a pino logger). */
@@ -21,9 +21,13 @@ export interface NarrowingLogger {
 /** The subdirectories mintpipe makes in its data dir, narrowed as soon as a command starts. */
 const DATA_SUBDIRS = ['clickhouse', 'redis'];
 
-/** A path under the data dir that mintpipe cannot make private (not a directory, another owner's). */
+/**
+ * A path under the data dir that mintpipe cannot make private (not a directory, another owner's,
+ * cannot be created): configuration the user must change, so exit 2.
+ */
 export class PrivateDirError extends MintpipeError {
   override name = 'PrivateDirError';
+  override exitCode = 2;
 }
 
 /**
@@ -31,20 +35,20 @@ export class PrivateDirError extends MintpipeError {
  * saying so as `data_dir_narrowed`.
  */
 export function privateDir(path: string, logger?: NarrowingLogger): void {
-  let mode: number;
+  let stat: Stats;
   try {
-    const stat = statSync(path);
-    if (!stat.isDirectory()) throw new PrivateDirError(`${path}: not a directory (mintpipe keeps its data there; set MINTPIPE_DATA_DIR to a directory)`);
-    mode = stat.mode & 0o777;
+    stat = statSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM') {
       throw new PrivateDirError(`${path}: permission denied (another user's data dir?): set MINTPIPE_DATA_DIR to a directory of your own`, { cause: err });
     }
-    if (code !== 'ENOENT') throw err;
-    mkdirSync(path, { recursive: true, mode: 0o700 });
+    if (code !== 'ENOENT') throw new PrivateDirError(`${path}: ${reason(err)}: set MINTPIPE_DATA_DIR to a directory of your own`, { cause: err });
+    makeDirs(path);
     return;
   }
+  if (!stat.isDirectory()) throw new PrivateDirError(`${path}: not a directory (mintpipe keeps its data there; set MINTPIPE_DATA_DIR to a directory)`);
+  const mode = stat.mode & 0o777;
   if ((mode & 0o077) === 0) return;
   try {
     chmodSync(path, 0o700);
@@ -52,6 +56,32 @@ export function privateDir(path: string, logger?: NarrowingLogger): void {
     throw new PrivateDirError(`${path}: mode ${octal(mode)} lets other local users in, and it cannot be narrowed to 0700 (${(err as NodeJS.ErrnoException).code ?? 'failed'}): use a directory of your own`, { cause: err });
   }
   logger?.warn({ event: 'data_dir_narrowed', path, from: octal(mode), to: '0700' }, `${path} was readable by other local users (${octal(mode)}): narrowed to 0700`);
+}
+
+/**
+ * Creates `path` and its missing parents, each 0700, one mkdir per missing level. Not
+ * `mkdirSync(…, { recursive: true })`: where a parent exists but refuses children with ENOENT
+ * (`/proc/nope`), Node's recursive mkdir retries the same two calls forever at full CPU.
+ */
+function makeDirs(path: string): void {
+  const missing: string[] = [];
+  for (let at = path; !existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.unshift(at);
+  for (const dir of missing) {
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+    } catch (err) {
+      // Another process made it in between: the same outcome.
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && statSync(dir).isDirectory()) continue;
+      throw new PrivateDirError(`${path}: cannot be created (${reason(err)}): set MINTPIPE_DATA_DIR to a directory of your own`, { cause: err });
+    }
+  }
+}
+
+/** What the system said, without the path Node repeats: `ENOTDIR: not a directory`. */
+function reason(err: unknown): string {
+  const { code, message } = err as NodeJS.ErrnoException;
+  const said = message.split(',')[0] ?? message;
+  return code && said.startsWith(code) ? said : code ?? message;
 }
 
 /**

@@ -15,8 +15,6 @@ export async function follow(runtime: Runtime, batchId: string): Promise<BatchSt
   const watch = started ? undefined : await followWatch(runtime, batchId);
   const display = new ProgressDisplay();
   const label = `batch ${batchId}`;
-  const tty = process.stderr.isTTY === true && !process.env.CI;
-  let lastPlainAt = 0;
   // Ctrl-C stops the following (and this process's workers), not the batch: say where it stands.
   const off = onStopSignal(
     () => {
@@ -32,10 +30,8 @@ export async function follow(runtime: Runtime, batchId: string): Promise<BatchSt
       watch,
       onProgress: (status) => {
         const done = status.done >= status.total;
-        // Plain lines (logs, CI) at most every 2 s; a bar redraws at every look.
-        if (!tty && !done && Date.now() - lastPlainAt < 2000) return;
-        lastPlainAt = Date.now();
-        display.update(label, { fraction: status.total ? status.done / status.total : 1, detail: progressLine(status), done });
+        // Off a TTY the counts go into the display's summary, not a line each time one moves.
+        display.update(label, { fraction: status.total ? status.done / status.total : 1, detail: progressLine(status), state: 'following', done });
       },
     });
   } finally {

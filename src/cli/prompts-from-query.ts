@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import { inertLine } from '../inert-text.js';
 
 export interface FromQueryFlags {
   fromQuery?: string;
@@ -44,7 +45,7 @@ export async function runSendFromQuery(flags: FromQueryFlags): Promise<number> {
   const sql = await querySql(flags);
   const source = flags.fromQueryFile ?? 'query';
   if (sql.trim() === '') throw new UsageError(`${source}: the query is empty`);
-  const [{ loadContext }, { readWarehouse }, { promptsFromQueryRows }, { sendPromptRows }] = await Promise.all([
+  const [{ loadContext }, { readWarehouse }, { problemLines, promptsFromQueryRows }, { sendPromptRows }] = await Promise.all([
     import('./command-context.js'),
     import('./read-warehouse.js'),
     import('../prompts/index.js'),
@@ -54,9 +55,9 @@ export async function runSendFromQuery(flags: FromQueryFlags): Promise<number> {
   const result = await readWarehouse(sql, { timeoutMs: QUERY_TIMEOUT_MS, maxRows: MAX_QUERY_ROWS }, 'prompts');
   if (result.truncatedAt !== undefined) throw new UsageError(`${source}: the query returns more than ${MAX_QUERY_ROWS} rows (add a LIMIT); nothing sent`);
   const parsed = promptsFromQueryRows(result.rows as Array<Record<string, unknown>>, { maxPromptBytes: context.config.prompts.maxPromptBytes }, { allowCreate: flags.allowCreate });
-  for (const problem of parsed.problems) process.stderr.write(`${source} row ${problem.line}: ${problem.reason}\n`);
+  for (const line of problemLines(parsed.problems, (n) => `${source} row ${n}`)) process.stderr.write(`${line}\n`);
   if (parsed.prompts.length === 0) {
-    process.stderr.write(`${source}: no good prompt rows (${result.rows.length} row(s), ${parsed.problems.length} bad); nothing sent\n`);
+    process.stderr.write(`${inertLine(source)}: no good prompt rows (${result.rows.length} row(s), ${parsed.problems.length} bad); nothing sent\n`);
     return parsed.problems.length > 0 ? 2 : 0;
   }
   const rows = parsed.prompts.map(({ kind: _kind, head: _head, ...row }) => row);

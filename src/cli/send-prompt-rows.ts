@@ -119,21 +119,25 @@ function formatDryRun(prompts: ReadonlyArray<PromptLine & { kind: string }>, ski
 
 /** Makes sure a worker serves the queue, then prints progress until the batch is final. */
 async function follow(runtime: import('./runtime.js').Runtime, batchId: string) {
-  const { progressLine, waitForBatch } = await import('../prompts/index.js');
+  const [{ progressLine, waitForBatch }, { ProgressDisplay }] = await Promise.all([import('../prompts/index.js'), import('./progress-display.js')]);
   const started = await runtime.ensureWorkers([QUEUE_NAMES.prompts]);
   if (!started) process.stderr.write('using the running workers\n');
-  let lastAt = 0;
-  const off = onStopSignal(() => process.stderr.write(`stopped following batch ${batchId}; it is kept: \`mintpipe prompts status ${batchId}\` shows where it stands\n`), { once: true });
+  // The printer of every --wait: off a TTY, a line when the state changes and a summary at most every 30 s.
+  const display = new ProgressDisplay();
+  const off = onStopSignal(() => {
+    display.stop();
+    process.stderr.write(`stopped following batch ${batchId}; it is kept: \`mintpipe prompts status ${batchId}\` shows where it stands\n`);
+  }, { once: true });
   try {
     return await waitForBatch(runtime.redis, runtime.config.queuePrefix, batchId, {
       onProgress: (status) => {
-        if (status.done < status.total && Date.now() - lastAt < 2000) return;
-        lastAt = Date.now();
-        process.stderr.write(`batch ${batchId}: ${progressLine(status)}\n`);
+        const done = status.done >= status.total;
+        display.update(`batch ${batchId}`, { fraction: status.total ? status.done / status.total : 1, detail: progressLine(status), state: 'following', done });
       },
     });
   } finally {
     off();
+    display.stop();
   }
 }
 

@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import type { EnqueuedWindow } from '../export/enqueue.js';
 import type { WorkerWatch } from '../queue/worker-watch.js';
 import { ProgressDisplay } from './progress-display.js';
+import { windowProgress } from './window-progress.js';
 
 export interface WindowResult {
   dataset: string;
@@ -21,11 +22,6 @@ export interface WindowResult {
   error?: string;
 }
 
-interface ProgressData {
-  rows?: number;
-  pages?: number;
-}
-
 export interface WaitOptions {
   /** Pause between two looks at Redis. @default 250 */
   pollMs?: number;
@@ -39,11 +35,16 @@ export interface WaitOptions {
    * period), the wait stops and throws `unserved(left)`. @default none: waits for as long as it takes
    */
   watch?: { workers: WorkerWatch; unserved: (left: EnqueuedWindow[]) => Error };
+  /** Shows the progress. @default a ProgressDisplay on stderr */
+  display?: ProgressDisplay;
+  /** The clock, for the seconds a delayed window has left. @default Date.now */
+  now?: () => number;
 }
 
 export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], options: WaitOptions = {}): Promise<WindowResult[]> {
   const pollMs = options.pollMs ?? 250;
-  const display = new ProgressDisplay();
+  const display = options.display ?? new ProgressDisplay();
+  const now = options.now ?? Date.now;
   const results = new Map<string, WindowResult>();
   let woken = false;
   let wakeNow: (() => void) | undefined;
@@ -87,18 +88,15 @@ export async function waitForWindows(queue: Queue, enqueued: EnqueuedWindow[], o
           });
           continue;
         }
-        const progress = (typeof job.progress === 'object' ? job.progress : {}) as ProgressData;
         if (state === 'completed') {
           const value = job.returnvalue as { rows: number; pages: number; requests: number };
           results.set(e.jobId, { ...base, status: 'complete', rows: value?.rows, pages: value?.pages, requests: value?.requests });
-          display.update(label, { done: true, detail: `done ${value?.rows ?? 0} rows` });
+          display.update(label, { done: true, detail: `done ${value?.rows ?? 0} rows`, state: 'done' });
         } else if (state === 'failed') {
           results.set(e.jobId, { ...base, status: 'failed', error: job.failedReason });
-          display.update(label, { done: true, detail: `failed: ${job.failedReason}` });
+          display.update(label, { done: true, detail: `failed: ${job.failedReason}`, state: 'failed' });
         } else {
-          const waitS = state === 'delayed' ? Math.max(0, Math.ceil((job.timestamp + (job.delay ?? 0) - Date.now()) / 1000)) : 0;
-          const detail = state === 'delayed' ? `waiting ${waitS}s (budget or retry), ${progress.rows ?? 0} rows` : `${state} ${progress.rows ?? 0} rows`;
-          display.update(label, { done: false, detail });
+          display.update(label, { done: false, ...windowProgress(state, job, now()) });
         }
       }
       if (results.size === enqueued.length) break;

@@ -69,7 +69,11 @@ export interface ExportTask extends ExportWindow {
 
 export type ExportOutcome =
   | { kind: 'complete'; runId: string; rows: number; pages: number; requests: number }
-  | { kind: 'waiting'; waitMs: number; checkpoint: ExportCheckpoint };
+  /** `for`: what the window waits for: the shared request budget, or its fanout source's run. */
+  | { kind: 'waiting'; waitMs: number; for: WaitingFor; checkpoint: ExportCheckpoint };
+
+/** Why a window's job is delayed, kept in its progress so a follower can say so. */
+export type WaitingFor = 'budget' | 'source';
 
 export interface ExportHooks {
   checkpoint(checkpoint: ExportCheckpoint): Promise<void>;

@@ -60,7 +60,7 @@ async function runOnce(deps: ExportDeps, task: ExportTask, start: ExportCheckpoi
   const paged = await pageWindow(deps, task, run, dataset, source.ids, hooks);
   if (paged.waitMs !== undefined) {
     run.log.info({ event: 'export_waiting_for_budget', waitMs: paged.waitMs, offset: paged.checkpoint.offset }, 'budget spent; waiting');
-    return { kind: 'waiting', waitMs: paged.waitMs, checkpoint: paged.checkpoint };
+    return { kind: 'waiting', waitMs: paged.waitMs, for: 'budget', checkpoint: paged.checkpoint };
   }
   if (!paged.done) {
     throw new PaginationError(`window has more than ${deps.settings.maxPages} pages (MINTPIPE_MAX_PAGES); stopped at position ${paged.position.position}`);

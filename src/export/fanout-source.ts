@@ -30,7 +30,7 @@ export async function fanoutSource(
     throw new MissingSourceRunError(`no complete ${pagination.source} run of ${window.dateFrom}..${window.dateTo}; export it first`);
   }
   log.info({ event: 'export_waiting_for_source', source: pagination.source }, 'waiting for the source dataset');
-  return { waiting: { kind: 'waiting', waitMs: SOURCE_WAIT_MS, checkpoint: { ...cp, sourceWaits: waits } } };
+  return { waiting: { kind: 'waiting', waitMs: SOURCE_WAIT_MS, for: 'source', checkpoint: { ...cp, sourceWaits: waits } } };
 }
 
 /** The ids a fanout dataset asks for: listed by the source dataset's complete run of the window, or null when there is none. */

@@ -19,6 +19,7 @@ import { requireServedHost, servedHostNames } from './dashboard-hosts.js';
 import { refuseWrites } from './dashboard-read-only.js';
 import { resolveDashboardToken } from './dashboard-token.js';
 import { checkHealth } from './health.js';
+import { listenOn } from './listen-port.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { OpsSource } from './ops-source.js';
 import { registerPageAssets } from './page-assets.js';
@@ -39,6 +40,8 @@ export interface DashboardOptions {
   /** The clock the API's "today" (daily ranges, lag, fixes) is read from. @default the system clock */
   now?: () => Date;
   logger: Logger;
+  /** What the user changes when the port is taken, in the error. @default set MINTPIPE_DASHBOARD_PORT to a free port */
+  portRemedy?: string;
 }
 
 export interface Dashboard {
@@ -104,7 +107,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   });
   await registerBullBoard(app, source, { readOnly: !writable });
 
-  await app.listen({ host: options.host, port: options.port });
+  await listenOn(app, { host: options.host, port: options.port }, 'the dashboard', options.portRemedy ?? 'set MINTPIPE_DASHBOARD_PORT to a free port');
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = formatUrl(options.host, port);

@@ -12,6 +12,7 @@ import { requireToken } from './dashboard-auth.js';
 import { assertBindAllowed } from './dashboard-bind.js';
 import { resolveDashboardToken } from './dashboard-token.js';
 import { checkHealth } from './health.js';
+import { listenOn } from './listen-port.js';
 import type { Metrics } from './metrics.js';
 import type { OpsSource } from './ops-source.js';
 
@@ -27,6 +28,8 @@ export interface MetricsServerOptions {
   /** Also read queue and warehouse gauges here (when no dashboard runs). @default false */
   sharedGauges?: boolean;
   logger: Logger;
+  /** What the user changes when the port is taken, in the error. @default set MINTPIPE_METRICS_PORT to a free port */
+  portRemedy?: string;
 }
 
 export interface MetricsServer {
@@ -50,7 +53,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     const report = await checkHealth(options.runtime);
     return reply.code(report.healthy ? 200 : 503).send(report.body);
   });
-  await app.listen({ host: options.host, port: options.port });
+  await listenOn(app, { host: options.host, port: options.port }, 'the metrics server', options.portRemedy ?? 'set MINTPIPE_METRICS_PORT to a free port');
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const shownHost = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;

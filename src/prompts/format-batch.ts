@@ -2,6 +2,7 @@
 import { nonZeroCounts, type BatchStatus, type ChainSummary, type PromptSummary } from './batch-status.js';
 import { startFailureLine } from './batch-start-failure.js';
 import { isDelivered } from './prompt-status.js';
+import { inertLine } from '../inert-text.js';
 
 /** Chains listed one per line in a report; more are summed up. */
 const CHAIN_LINES = 50;
@@ -89,7 +90,8 @@ export function formatBatchReport(status: BatchStatus, options: { everyPrompt?: 
     lines.push(`prompts (${status.prompts.length}):`);
     for (const p of status.prompts) lines.push(promptLine(p, chainJobs));
   }
-  return lines.join('\n');
+  // Errors, links and the source name come from upstream and the user's files: shown inert.
+  return lines.map(inertLine).join('\n');
 }
 
 /** Every prompt delivered and its agent job's outcome observed (completed, failed or archived). */

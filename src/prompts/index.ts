@@ -4,9 +4,10 @@ export { PROMPT_STATUSES, DELIVERED_STATUSES, FINAL_STATUSES, isDelivered, type 
 export { validatePrompt, type LineProblem, type PromptInput, type PromptLimits, type PromptLine } from './prompt-input.js';
 export {
   detectFormat,
-  formatProblem,
   parsePromptText,
+  problemLines,
   readPromptFile,
+  SHOWN_PROBLEMS,
   type PromptFile,
   type PromptFileFormat,
   type PromptFileOptions,

@@ -7,9 +7,11 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
+import { inertLine } from '../inert-text.js';
 import { parseCsv } from './parse-csv.js';
 import { parseJsonl, type ParsedPrompts } from './parse-jsonl.js';
 import { planChains, type PlannedPrompt } from './plan-chains.js';
+import { promptFileText } from './prompt-file-text.js';
 import type { LineProblem, PromptLimits, PromptLine } from './prompt-input.js';
 
 export type PromptFileFormat = 'jsonl' | 'csv';
@@ -36,15 +38,15 @@ export function detectFormat(path: string, text: string): PromptFileFormat {
 }
 
 export async function readPromptFile(path: string, limits: PromptLimits, options: PromptFileOptions = {}): Promise<PromptFile> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (err) {
     const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'unreadable';
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : code;
     throw new UsageError(`${path}: cannot read the prompt file (${why})`);
   }
-  return parsePromptText(path, text, limits, options);
+  return parsePromptText(path, promptFileText(path, bytes), limits, options);
 }
 
 /** Parses the text of a prompt file named `path` (the name picks the format and labels errors). */
@@ -59,7 +61,16 @@ export async function parsePromptText(path: string, text: string, limits: Prompt
   return { path, format, prompts: plan.prompts, problems };
 }
 
-/** `FILE:LINE: reason`, the form editors and terminals link to. */
-export function formatProblem(path: string, problem: { line: number; reason: string }): string {
-  return `${path}:${problem.line}: ${problem.reason}`;
+/** Bad lines shown on a terminal before the rest are only counted. */
+export const SHOWN_PROBLEMS = 5;
+
+/**
+ * The first SHOWN_PROBLEMS problems as `label(line): reason` (`FILE:LINE: …`, the form editors
+ * link to), then how many more. Inert: a reason may quote the input's bytes (`not JSON
+ * (Unexpected token … "ok\x1b]0;…")`).
+ */
+export function problemLines(problems: readonly LineProblem[], label: (line: number) => string): string[] {
+  const shown = problems.slice(0, SHOWN_PROBLEMS).map((problem) => inertLine(`${label(problem.line)}: ${problem.reason}`));
+  const more = problems.length - shown.length;
+  return more > 0 ? [...shown, `… and ${more} more bad line${more === 1 ? '' : 's'}`] : shown;
 }

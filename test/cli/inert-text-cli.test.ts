@@ -1,7 +1,10 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../support/api-scripted-server.js';
 import { testEnv } from '../support/export-stack.js';
 import { runCli } from '../support/run-cli.js';
+import { fileTempDir } from '../support/test-env.js';
 
 /** A control character a terminal would obey (C0 but tab and line feed, DEL, C1). */
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
@@ -69,5 +72,22 @@ describe('terminal output is inert', () => {
     const refused = await runCli(['query', sql, '--csv-safe'], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim()).toBe('mintpipe: --csv-safe: only with --format csv, got --format table');
+  }, 60_000);
+});
+
+describe('prompts send on a hostile prompt file', () => {
+  it('shows the bytes a bad line quotes as escapes, and at most 5 bad lines then how many more (exit 2)', async () => {
+    const path = join(fileTempDir('hostile-prompts'), 'prompts.jsonl');
+    const hostile = 'ok\u001b]0;PWNED\u0007\u001b[2J{';
+    writeFileSync(path, [hostile, ...Array.from({ length: 7 }, (_, n) => `bad${n}`)].join('\n'));
+    const result = await runCli(['prompts', 'send', path], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toMatch(RAW_CONTROL);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      `${path}:1: not JSON (Unexpected token 'o', "${String.raw`ok\x1b]0;PWNED\x07\x1b[2J{`}" is not valid JSON)`,
+      ...[0, 1, 2, 3].map((n) => `${path}:${n + 2}: not JSON (Unexpected token 'b', "bad${n}" is not valid JSON)`),
+      '… and 3 more bad lines',
+      `${path}: no good prompts (8 bad lines); nothing enqueued`,
+    ]);
   }, 60_000);
 });

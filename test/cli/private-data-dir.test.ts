@@ -49,7 +49,7 @@ describe('the data dir, to another local user', () => {
     expect([mode(dataDir), mode(join(dataDir, 'clickhouse'))]).toEqual([0o700, 0o700]);
   }, 120_000);
 
-  it('refuses another user who points mintpipe at it in one line naming the directory, exit 1, no stack', async () => {
+  it('refuses another user who points mintpipe at it in one line naming the directory, exit 2 (MINTPIPE_DATA_DIR is configuration), no stack', async () => {
     const dataDir = dataDirUnderSharedParent();
     const created = await runCli(['query', 'SELECT 1 AS one'], { MINTPIPE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
     expect(created.code, created.stderr).toBe(0);
@@ -57,7 +57,7 @@ describe('the data dir, to another local user', () => {
       // Only the data dir decides (no REDIS_URL or other settings of the test run).
       const refused = asNobody('env', '-i', `PATH=${process.env.PATH}`, `MINTPIPE_DATA_DIR=${dataDir}`, 'LOG_LEVEL=warn', process.execPath, 'bin/mintpipe.js', ...command);
       expect([refused.status, refused.stderr]).toEqual([
-        1,
+        2,
         `mintpipe: ${join(dataDir, sub)}: permission denied (another user's data dir?): set MINTPIPE_DATA_DIR to a directory of your own\n`,
       ]);
     }

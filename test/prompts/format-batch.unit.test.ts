@@ -42,6 +42,14 @@ function batch(prompts: PromptSummary[], over: Partial<BatchStatus> = {}): Batch
 }
 
 describe('the batch report', () => {
+  it("shows an upstream error's and a file name's control characters as escapes, one line each", () => {
+    const failed = prompt({ status: 'rejected', done: true, jobId: 'job-1', error: 'bad\u001b]0;PWNED\u0007\u001b[2J\nsecond' });
+    const lines = formatBatchReport(batch([failed], { source: 'in\u001b[31m.jsonl' })).split('\n');
+    expect(lines[0]).toBe(String.raw`batch 0123456789abcdef (in\x1b[31m.jsonl): 1 prompt, 1 final`);
+    expect(lines.at(-1)).toMatch(/ {2}bad\\x1b\]0;PWNED\\x07\\x1b\[2J\\nsecond$/);
+    expect(lines.join('\n')).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
+
   it('counts one prompt in the singular', () => {
     expect(formatBatchReport(batch([prompt({ status: 'completed', done: true, jobId: 'job-1' })])).split('\n')[0]).toBe('batch 0123456789abcdef (in.jsonl): 1 prompt, 1 final');
   });

@@ -163,6 +163,39 @@ describe('prompt files', () => {
   });
 });
 
+describe('a prompt file that is not UTF-8 text', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mintpipe-prompt-encodings-'));
+  const at = (name: string, bytes: Buffer) => {
+    writeFileSync(join(dir, name), bytes);
+    return join(dir, name);
+  };
+
+  it('is refused whole, naming the file and a NUL byte, when it is binary', async () => {
+    const path = at('binary.jsonl', Buffer.concat([Buffer.from('{"projectId":"p"}\n'), Buffer.from([0x89, 0x50, 0x00, 0xff])]));
+    await expect(readPromptFile(path, limits)).rejects.toThrow(new UsageError(`${path}: not a text file (a NUL byte at offset 20): a prompt file is UTF-8 JSONL or CSV`));
+  });
+
+  it('is refused whole, naming UTF-16, when it starts with a UTF-16 byte-order mark (either order)', async () => {
+    const little = at('little.csv', Buffer.from('\uFEFFprojectId,prompt\np,hi\n', 'utf16le'));
+    const big = at('big.csv', Buffer.from('\uFEFFprojectId,prompt\n', 'utf16le').swap16());
+    for (const path of [little, big]) {
+      await expect(readPromptFile(path, limits)).rejects.toThrow(new UsageError(`${path}: UTF-16 text (it starts with a UTF-16 byte-order mark), not UTF-8: save the prompt file as UTF-8`));
+    }
+  });
+
+  it('is refused whole, naming the line of the first invalid byte, in another encoding', async () => {
+    const latin1 = at('latin1.csv', Buffer.from('projectId,prompt\np,ok\np,caf\xe9\n', 'latin1'));
+    await expect(readPromptFile(latin1, limits)).rejects.toThrow(new UsageError(`${latin1}: not UTF-8 text (an invalid byte sequence on line 3): save the prompt file as UTF-8`));
+  });
+
+  it('is read when it is UTF-8, with or without a byte-order mark', async () => {
+    const path = at('utf8.csv', Buffer.from('\uFEFFprojectId,jobId,prompt\np,j,café ☕\n'));
+    const file = await readPromptFile(path, limits);
+    expect(file.problems).toEqual([]);
+    expect(file.prompts.map((p) => p.prompt)).toEqual(['café ☕']);
+  });
+});
+
 describe('ids from content', () => {
   const prompts = [
     { projectId: 'p', jobId: 'j', prompt: 'a' },

@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
+import { inertLine } from '../../inert-text.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import { follow, report, writeJson } from '../follow-batch.js';
 import { checkFormat } from '../prompts-args.js';
@@ -43,13 +44,13 @@ export function register(prompts: Command): void {
 
 export async function runSend(file: string, flags: SendFlags): Promise<number> {
   checkFormat(flags.format);
-  const { allDelivered, batchStatus, formatProblem, loadContext, readPromptFile, submitBatch, withRuntime } = await loadPromptsModules();
+  const { allDelivered, batchStatus, loadContext, problemLines, readPromptFile, submitBatch, withRuntime } = await loadPromptsModules();
   const context = loadContext({ oneShot: true });
   const parsed = await readPromptFile(file, { maxPromptBytes: context.config.prompts.maxPromptBytes }, { allowCreate: flags.allowCreate });
-  for (const problem of parsed.problems) process.stderr.write(`${formatProblem(file, problem)}\n`);
+  for (const line of problemLines(parsed.problems, (n) => `${file}:${n}`)) process.stderr.write(`${line}\n`);
   const badLines = parsed.problems.length;
   if (parsed.prompts.length === 0) {
-    process.stderr.write(`${file}: no good prompts (${badLines} bad line${badLines === 1 ? '' : 's'}); nothing enqueued\n`);
+    process.stderr.write(`${inertLine(file)}: no good prompts (${badLines} bad line${badLines === 1 ? '' : 's'}); nothing enqueued\n`);
     if (flags.format === 'json') writeJson({ batchId: null, total: 0, added: 0, alreadySubmitted: 0, badLines: parsed.problems });
     return 2;
   }

@@ -98,6 +98,7 @@ async function start(flags: StartFlags): Promise<void> {
         hosts: config.dashboard.hosts,
         metrics,
         logger: context.logger,
+        portRemedy: 'set MINTPIPE_DASHBOARD_PORT to a free port, or run start --no-dashboard',
       });
       runtime.onClose(() => dashboard.close());
       process.stdout.write(dashboardBanner(dashboard));

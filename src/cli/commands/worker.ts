@@ -55,6 +55,7 @@ export function register(program: Command): void {
             port,
             token: context.config.dashboard.token,
             logger: context.logger,
+            portRemedy: `give --metrics-port (or MINTPIPE_METRICS_PORT) a free port`,
           });
           runtime.onClose(() => server.close());
           process.stderr.write(`metrics: ${server.url}/metrics (Authorization: Bearer ${server.tokenFile === undefined ? 'MINTPIPE_DASHBOARD_TOKEN' : `the token in ${server.tokenFile}`})\n`);
