@@ -63,4 +63,16 @@ describe('export cancel', () => {
     expect(await queue.getJob(other.jobId)).toBeUndefined();
     expect(await queue.getJobState(running.id!)).toBe('active');
   });
+
+  it('removes a window delayed before its run fetched a page, and leaves one whose run fetched pages', async () => {
+    const checkpoint = (pages: number, offset: number) => ({ runId: `run-${pages}`, restarts: 0, startedAt: new Date().toISOString(), requests: pages, offset, rows: offset, pages });
+    const idle = await queue.add('window', { ...window('2026-10-01', '2026-10-02'), runId: 'run-0', checkpoint: checkpoint(0, 0) }, { delay: 60_000 });
+    const paged = await queue.add('window', { ...window('2026-10-02', '2026-10-03'), runId: 'run-2', checkpoint: checkpoint(2, 500) }, { delay: 60_000 });
+    const result = await cancelWindows(queue, { projects: ['cancel-docs'], from: '2026-10-01', to: '2026-10-03' });
+    expect(result.removed.map((w) => w.dateFrom)).toEqual(['2026-10-01']);
+    expect(result.waiting.map((w) => w.checkpoint?.runId)).toEqual(['run-0']);
+    expect(result.inFlight).toBe(1);
+    expect(await queue.getJob(idle.id!)).toBeUndefined();
+    expect(await queue.getJobState(paged.id!)).toBe('delayed');
+  });
 });
