@@ -7,6 +7,7 @@
 import type { MintpipeConfig } from '../../config/index.js';
 import { parseDatasetList, type DatasetName } from '../datasets/index.js';
 import { UsageError } from '../errors.js';
+import { requireDateRange } from '../export/date-range.js';
 import { projectDatasets } from '../export/nightly-plan.js';
 import { parseGrain, parseProjectId, planWindows, type ExportWindow } from '../export/windows.js';
 
@@ -35,10 +36,8 @@ export function selectDatasets(flags: Pick<WindowFlags, 'dataset'>, projectId: s
 export function selectWindows(flags: WindowFlags, config: MintpipeConfig, options: { datesRequired?: boolean } = {}): ExportWindow[] {
   if (flags.project.length === 0) throw new UsageError('--project: required (a Mintlify project id)');
   const projects = [...new Set(flags.project.map((p) => parseProjectId(p, '--project')))];
-  if (options.datesRequired !== false) {
-    if (!flags.from) throw new UsageError('--from: required (YYYY-MM-DD)');
-    if (!flags.to) throw new UsageError('--to: required (YYYY-MM-DD, exclusive)');
-  }
+  // Checked before the datasets, as before: a missing date is the first thing to say.
+  if (options.datesRequired !== false) requireDateRange(flags.from, flags.to);
   const grain = parseGrain(flags.grain);
   return projects.flatMap((projectId) => {
     const datasets = selectDatasets(flags, projectId, config);

@@ -4,7 +4,8 @@
  */
 import type { DatasetName } from '../datasets/index.js';
 import { UsageError } from '../errors.js';
-import { addDays, daysBetween, isoWeekday, nextMonthStart, parseDay } from './dates.js';
+import { requireDateRange } from './date-range.js';
+import { addDays, isoWeekday, nextMonthStart } from './dates.js';
 
 export const GRAINS = ['day', 'week', 'month', 'range'] as const;
 export type Grain = (typeof GRAINS)[number];
@@ -24,8 +25,7 @@ export interface ExportWindow extends ProjectWindow {
   dataset: DatasetName;
 }
 
-/** Longest range `export` accepts in one command (a guard against typos like 2062). */
-export const MAX_RANGE_DAYS = 3660;
+export { MAX_RANGE_DAYS } from './date-range.js';
 
 export function parseGrain(text: string): Grain {
   if ((GRAINS as readonly string[]).includes(text)) return text as Grain;
@@ -45,10 +45,7 @@ export function parseProjectId(text: string, input: string): string {
  * Monday) and `month` calendar months, both cut at the range's ends; `range` the whole range.
  */
 export function planWindows(projectId: string, fromText: string, toText: string, grain: Grain): ProjectWindow[] {
-  const from = parseDay(fromText, '--from');
-  const to = parseDay(toText, '--to');
-  if (to <= from) throw new UsageError(`--to: ${to} must be after --from ${from} (--to is exclusive)`);
-  if (daysBetween(from, to) > MAX_RANGE_DAYS) throw new UsageError(`--to: range of ${daysBetween(from, to)} days is longer than ${MAX_RANGE_DAYS}`);
+  const { from, to } = requireDateRange(fromText, toText);
   if (grain === 'range') return [{ projectId, dateFrom: from, dateTo: to }];
   const windows: ProjectWindow[] = [];
   let start = from;

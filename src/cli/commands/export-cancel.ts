@@ -4,7 +4,7 @@
  */
 import { parseDatasetList } from '../../datasets/index.js';
 import { UsageError } from '../../errors.js';
-import { parseDay } from '../../export/dates.js';
+import { parseDateRange } from '../../export/date-range.js';
 import type { ExportJobData } from '../../export/enqueue.js';
 import { parseProjectId } from '../../export/windows.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
@@ -18,13 +18,13 @@ export async function runCancel(flags: WindowFlags & { format: string }): Promis
   if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
   if (flags.project.length === 0) throw new UsageError('--project: required (a Mintlify project id)');
   const projects = flags.project.map((p) => parseProjectId(p, '--project'));
-  const from = flags.from === undefined ? undefined : parseDay(flags.from, '--from');
-  const to = flags.to === undefined ? undefined : parseDay(flags.to, '--to');
+  // The range export takes, checked the same way (it filters windows by their start and end).
+  const range = parseDateRange(flags.from, flags.to);
   const context = loadContext({ oneShot: true });
   const datasets = flags.dataset === undefined ? undefined : parseDatasetList(flags.dataset, '--dataset', context.config.export.datasets);
   return withRuntime(context, async (runtime) => {
     const { cancelWindows } = await import('../../export/cancel-windows.js');
-    const result = await cancelWindows(runtime.queue(QUEUE_NAMES.export), { projects, datasets, from, to });
+    const result = await cancelWindows(runtime.queue(QUEUE_NAMES.export), { projects, datasets, from: range?.from, to: range?.to });
     const runsLeft = result.waiting.length > 0 ? await endRuns(runtime, result.waiting) : undefined;
     if (flags.format === 'json') {
       const summary = { removed: result.removed.length, cancelledWhileWaiting: result.waiting.length, inFlight: result.inFlight, windows: result.removed };
