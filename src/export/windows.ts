@@ -2,6 +2,7 @@
  * Export windows: one (dataset, project, dateFrom, dateTo) each, `dateTo` exclusive as the API's.
  * Unique counts are not additive, so a week or a month is its own window, never a sum of days.
  */
+import { projectIdProblem } from '../api/project-id.js';
 import type { DatasetName } from '../datasets/index.js';
 import { UsageError } from '../errors.js';
 import { requireDateRange } from './date-range.js';
@@ -32,11 +33,11 @@ export function parseGrain(text: string): Grain {
   throw new UsageError(`--grain: expected one of ${GRAINS.join(', ')}, got "${text}"`);
 }
 
-/** Validates a project id as given on the command line or in a file. */
+/** Validates a project id as given on the command line or in a file (rules: api/project-id.ts). */
 export function parseProjectId(text: string, input: string): string {
   const id = text.trim();
-  if (id === '') throw new UsageError(`${input}: project id is empty`);
-  if (id.length > 200 || /[\u0000-\u001f]/.test(id)) throw new UsageError(`${input}: not a project id: "${id.slice(0, 40)}"`);
+  const problem = projectIdProblem(id);
+  if (problem !== null) throw new UsageError(`${input}: ${problem}`);
   return id;
 }
 
