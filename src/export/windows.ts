@@ -62,6 +62,18 @@ export function planWindows(projectId: string, fromText: string, toText: string,
   return windows;
 }
 
+/**
+ * Refuses windows that start after `today` (UTC): nobody has visited those days yet, so exporting
+ * them would load nothing and mark the dataset up to date. A window that contains today is fine
+ * (`dateTo` is exclusive: `--to` may be tomorrow).
+ */
+export function refuseFutureWindows(windows: readonly ProjectWindow[], today: string): void {
+  const future = windows.find((w) => w.dateFrom > today);
+  if (!future) return;
+  if (future === windows[0]) throw new UsageError(`--from: ${future.dateFrom} is after today (${today}, UTC): no analytics exist for it yet`);
+  throw new UsageError(`--to: the window ${future.dateFrom}..${future.dateTo} starts after today (${today}, UTC): no analytics exist for it yet (--to ${addDays(today, 1)} ends with today)`);
+}
+
 /** A stable key for a dataset's window, used for de-duplication of in-flight jobs. */
 export function windowKey(window: ExportWindow): string {
   return `${window.dataset}|${encodeURIComponent(window.projectId)}|${window.dateFrom}|${window.dateTo}`;
