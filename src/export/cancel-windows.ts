@@ -1,8 +1,9 @@
 /**
  * Removes the window jobs of a backfill that no worker is running and whose current run fetched
  * nothing: queued ones never started, and ones delayed while waiting for budget or a retry before
- * their run's first page. A window whose run fetched pages finishes, so nothing half-loaded is
- * abandoned; one a worker holds right now is in flight and finishes too.
+ * their run's first page, or left active by a worker that died. A window whose run fetched pages
+ * finishes, so nothing half-loaded is abandoned; one a live worker holds right now (its lock) is in
+ * flight and finishes too.
  */
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -34,7 +35,9 @@ export interface CancelResult {
 /**
  * Takes a job out of the lists a worker fetches from (wait, paused, delayed, prioritized) in one
  * step: 1 when it was there, so no worker can start it any more; 0 when a worker already took it
- * (or it ended meanwhile); 2 when its checkpoint says its run fetched pages, which it keeps. Reading
+ * (or it ended meanwhile); 2 when its checkpoint says its run fetched pages, which it keeps. An
+ * active job whose lock is gone belongs to no live worker (its worker died; BullMQ would find it
+ * stalled and run it again): it is taken back from the active list like a waiting one. Reading
  * the state (or the checkpoint) and then removing left a gap in which a worker could take the job,
  * fetch pages and put it back delayed, or run it to completion, and it would still be removed.
  */
@@ -48,6 +51,7 @@ if raw then
     if fetched or (type(cp['cursor']) == 'string' and cp['cursor'] ~= '') then return 2 end
   end
 end
+if redis.call('EXISTS', KEYS[5] .. ':lock') == 0 and redis.call('LREM', KEYS[6], 0, ARGV[1]) > 0 then return 1 end
 if redis.call('LREM', KEYS[1], 0, ARGV[1]) > 0 then return 1 end
 if redis.call('LREM', KEYS[2], 0, ARGV[1]) > 0 then return 1 end
 if redis.call('ZREM', KEYS[3], ARGV[1]) > 0 then return 1 end
@@ -60,10 +64,10 @@ return 0
  * (see TAKE_BACK_SCRIPT).
  */
 export async function takeBackQueuedJob(queue: Queue, jobId: string): Promise<boolean> {
-  const { wait, paused, delayed, prioritized } = queue.keys;
+  const { wait, paused, delayed, prioritized, active } = queue.keys;
   // BullMQ's Redis backend runs on ioredis; its client type only lists what BullMQ itself calls.
   const client = (await queue.getBackend().client) as unknown as Redis;
-  const taken = await client.eval(TAKE_BACK_SCRIPT, 5, wait!, paused!, delayed!, prioritized!, queue.toKey(jobId), jobId);
+  const taken = await client.eval(TAKE_BACK_SCRIPT, 6, wait!, paused!, delayed!, prioritized!, queue.toKey(jobId), active!, jobId);
   return Number(taken) === 1;
 }
 

@@ -75,4 +75,18 @@ describe('export cancel', () => {
     expect(await queue.getJob(idle.id!)).toBeUndefined();
     expect(await queue.getJobState(paged.id!)).toBe('delayed');
   });
+
+  it('takes back a window left active by a worker that died (its lock gone), and not one a live worker holds', async () => {
+    await enqueueWindows(queue, [window('2026-10-05', '2026-10-06'), window('2026-10-06', '2026-10-07')]);
+    const orphan = (await worker.getNextJob('token-5'))!;
+    const held = (await worker.getNextJob('token-6'))!;
+    // The worker holding `orphan` died: its lock expired.
+    await connection.del(`${queue.toKey(orphan.id!)}:lock`);
+    const result = await cancelWindows(queue, { projects: ['cancel-docs'], from: '2026-10-05', to: '2026-10-07' });
+    expect(result.removed.map((w) => w.dateFrom)).toEqual([orphan.data.dateFrom]);
+    expect(result.inFlight).toBe(1);
+    expect(await queue.getJob(orphan.id!)).toBeUndefined();
+    expect(await queue.getJobState(held.id!)).toBe('active');
+    await held.moveToCompleted('done', 'token-6', false);
+  });
 });
