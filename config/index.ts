@@ -3,6 +3,7 @@
  * passed down. Every refusal names the key and what was expected (a `ConfigError`, exit code 2).
  * Secrets come only from the environment.
  */
+import { projectIdProblem } from '../src/api/project-id.js';
 import { ConfigError } from './config-error.js';
 import { datasetSettings, type DatasetSettings } from './datasets.js';
 import { parseDashboardHosts } from './dashboard-hosts.js';
@@ -288,6 +289,10 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean);
+  for (const project of projects) {
+    const problem = projectIdProblem(project);
+    if (problem !== null) throw new ConfigError('MINTPIPE_PROJECTS', problem);
+  }
   const database = text(env, 'CLICKHOUSE_DATABASE', 'mintpipe');
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new ConfigError('CLICKHOUSE_DATABASE', `not a database name: "${database}"`);
   const queuePrefix = text(env, 'MINTPIPE_QUEUE_PREFIX', 'mintpipe');

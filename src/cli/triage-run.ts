@@ -3,6 +3,7 @@
  * as keyed prompt rows (src/triage/recipe-rows.ts), sent as `prompts send --from-query` sends them.
  */
 import { UsageError } from '../errors.js';
+import { parseProjectId } from '../export/windows.js';
 
 const DAY_MS = 86_400_000;
 
@@ -37,6 +38,7 @@ export async function runTriage(name: string, flags: TriageRunFlags): Promise<nu
   const maxJobs = parseMaxJobs(flags.maxJobs);
   const { parseDedupeDays } = await import('./prompts-from-query.js');
   const dedupeDays = parseDedupeDays(flags.dedupeDays);
+  const project = flags.project === undefined ? '' : parseProjectId(flags.project, '--project');
   const [{ loadContext }, { loadRecipe }, { recipeSql }, { triageRows }, { readWarehouse }, { sendPromptRows }] = await Promise.all([
     import('./command-context.js'),
     import('../triage/load-recipes.js'),
@@ -50,7 +52,7 @@ export async function runTriage(name: string, flags: TriageRunFlags): Promise<nu
   if (!allowCreate && !flags.dryRun) throw new UsageError(`triage run ${name}: a recipe creates agent jobs, which cannot be undone: pass --allow-create (or --dry-run to see them)`);
   const recipe = loadRecipe(name, context.config.triage.recipesDir);
   const sinceDate = new Date(Date.now() - days * DAY_MS).toISOString().slice(0, 10);
-  const sql = recipeSql(recipe, { project: flags.project?.trim() ?? '', sinceDate });
+  const sql = recipeSql(recipe, { project, sinceDate });
   const result = await readWarehouse(sql, { timeoutMs: 120_000, maxRows: 100_000 }, 'triage');
   const rows = triageRows(recipe, result.rows as Array<Record<string, unknown>>, { days, maxJobs, secrets: [context.config.api.key] });
   const found = `triage ${name}: ${result.rows.length} subject(s) found since ${sinceDate}, ${rows.length} within --max-jobs ${maxJobs} per project`;

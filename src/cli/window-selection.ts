@@ -7,8 +7,10 @@
 import type { MintpipeConfig } from '../../config/index.js';
 import { parseDatasetList, type DatasetName } from '../datasets/index.js';
 import { UsageError } from '../errors.js';
+import { requireDateRange } from '../export/date-range.js';
 import { projectDatasets } from '../export/nightly-plan.js';
-import { parseGrain, parseProjectId, planWindows, type ExportWindow } from '../export/windows.js';
+import { msToDay } from '../export/dates.js';
+import { parseGrain, parseProjectId, planWindows, refuseFutureWindows, type ExportWindow } from '../export/windows.js';
 
 export interface WindowFlags {
   project: string[];
@@ -32,17 +34,24 @@ export function selectDatasets(flags: Pick<WindowFlags, 'dataset'>, projectId: s
   return names;
 }
 
-export function selectWindows(flags: WindowFlags, config: MintpipeConfig, options: { datesRequired?: boolean } = {}): ExportWindow[] {
+export interface SelectOptions {
+  /** @default true */
+  datesRequired?: boolean;
+  /** Today (UTC), `YYYY-MM-DD`: no window may start after it. @default the clock's */
+  today?: string;
+}
+
+export function selectWindows(flags: WindowFlags, config: MintpipeConfig, options: SelectOptions = {}): ExportWindow[] {
   if (flags.project.length === 0) throw new UsageError('--project: required (a Mintlify project id)');
   const projects = [...new Set(flags.project.map((p) => parseProjectId(p, '--project')))];
-  if (options.datesRequired !== false) {
-    if (!flags.from) throw new UsageError('--from: required (YYYY-MM-DD)');
-    if (!flags.to) throw new UsageError('--to: required (YYYY-MM-DD, exclusive)');
-  }
+  // Checked before the datasets, as before: a missing date is the first thing to say.
+  if (options.datesRequired !== false) requireDateRange(flags.from, flags.to);
   const grain = parseGrain(flags.grain);
+  const today = options.today ?? msToDay(Date.now());
   return projects.flatMap((projectId) => {
     const datasets = selectDatasets(flags, projectId, config);
     const dates = planWindows(projectId, flags.from!, flags.to!, grain);
+    refuseFutureWindows(dates, today);
     // Dataset-major: within a project, windows of a dataset run in its priority order.
     return datasets.flatMap((dataset) => dates.map((w) => ({ ...w, dataset })));
   });

@@ -117,6 +117,8 @@ export function itemCountFor(
   max = MAX_ITEMS_PER_WINDOW,
 ): number {
   const { projectId, dateFrom, dateTo } = ref;
+  // Days after today have no data yet, whatever the knobs say.
+  if (ref.future) return 0;
   const value = knobs.itemsFor
     ? knobs.itemsFor(dataset, projectId, dateFrom, dateTo)
     : typeof fallback === 'function'

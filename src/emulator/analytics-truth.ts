@@ -19,7 +19,7 @@ import { servedAssistant } from './datasets/assistant.js';
 import { windowThreads, type AssistantThread } from './datasets/assistant-threads.js';
 import { EMULATOR_DATASETS, type EmulatorDatasets } from './datasets/index.js';
 import { resolveEmulatorOptions, type EmulatorOptions, type ResolvedEmulatorOptions } from './emulator-options.js';
-import type { WindowRef } from './window-ref.js';
+import { startsAfterToday, type WindowRef } from './window-ref.js';
 
 /** Each dataset's truth, as its fixture computes it. */
 export type TruthByDataset = { [D in AnalyticsDataset]: ReturnType<EmulatorDatasets[D]['truth']> };
@@ -39,9 +39,10 @@ export function analyticsTruth<D extends AnalyticsDataset>(
   dateTo: string,
   truthOptions: TruthOptions = {},
 ): TruthByDataset[D] {
-  const ref = windowRef(projectId, dateFrom, dateTo, truthOptions.revision ?? 0);
+  const resolved = resolve(options);
+  const ref = windowRef(projectId, dateFrom, dateTo, truthOptions.revision ?? 0, resolved.now());
   const fixture = EMULATOR_DATASETS[dataset] as EmulatorDatasets[AnalyticsDataset];
-  return structuredClone(fixture.truth(resolve(options), ref, truthOptions.filters ?? {})) as TruthByDataset[D];
+  return structuredClone(fixture.truth(resolved, ref, truthOptions.filters ?? {})) as TruthByDataset[D];
 }
 
 /** One thread of a window's assistant data, as the thread endpoint answers it; undefined when the window has no such thread. */
@@ -54,7 +55,7 @@ export function analyticsThread(
   revision = 0,
 ): AssistantThread | undefined {
   const resolved = resolve(options);
-  const window = servedAssistant(resolved.seed, resolved, windowRef(projectId, dateFrom, dateTo, revision));
+  const window = servedAssistant(resolved.seed, resolved, windowRef(projectId, dateFrom, dateTo, revision, resolved.now()));
   const thread = windowThreads(resolved, window).get(threadId);
   return thread && structuredClone(thread);
 }
@@ -64,9 +65,9 @@ function resolve(options: EmulatorOptions): ResolvedEmulatorOptions {
   return resolveEmulatorOptions(options);
 }
 
-function windowRef(projectId: string, dateFrom: string, dateTo: string, revision: number): WindowRef {
+function windowRef(projectId: string, dateFrom: string, dateTo: string, revision: number, nowMs: number): WindowRef {
   const fromMs = parseApiDate(dateFrom);
   const toMs = parseApiDate(dateTo);
   if (fromMs === undefined || toMs === undefined || toMs <= fromMs) throw new RangeError(`invalid window ${dateFrom}..${dateTo}`);
-  return { projectId, dateFrom, dateTo, fromMs, toMs, revision };
+  return { projectId, dateFrom, dateTo, fromMs, toMs, revision, future: startsAfterToday(fromMs, nowMs) };
 }

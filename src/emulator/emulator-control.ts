@@ -54,7 +54,7 @@ export function createEmulatorControl(ctx: EmulatorContext): EmulatorControl {
       const fromMs = parseApiDate(dateFrom);
       const toMs = parseApiDate(dateTo);
       if (fromMs === undefined || toMs === undefined || toMs <= fromMs) throw new RangeError(`invalid window ${dateFrom}..${dateTo}`);
-      const window = visitorsWindow(ctx, ctx.windows.ref(projectId, dateFrom, dateTo, fromMs, toMs));
+      const window = visitorsWindow(ctx, ctx.windows.ref(projectId, dateFrom, dateTo, fromMs, toMs, ctx.options.now()));
       return { totals: { ...window.totals }, visitors: window.rows(0, window.size) };
     },
     truth: (dataset, projectId, dateFrom, dateTo, filters) =>

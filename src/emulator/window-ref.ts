@@ -8,4 +8,16 @@ export interface WindowRef {
   toMs: number;
   /** The project's data revision (bumped by `control.mutate`). */
   revision: number;
+  /**
+   * The window starts after today (UTC) by the emulator's clock. Like the real API, nobody has
+   * visited those days yet: every dataset serves no rows for it.
+   */
+  future: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+/** True when a window starting at `fromMs` starts after the UTC day of `nowMs`. */
+export function startsAfterToday(fromMs: number, nowMs: number): boolean {
+  return fromMs >= (Math.floor(nowMs / DAY_MS) + 1) * DAY_MS;
 }

@@ -5,7 +5,7 @@
  * window of every thread id served so far (a thread id names no window by itself).
  */
 import { LruCache } from './lru-cache.js';
-import type { WindowRef } from './window-ref.js';
+import { startsAfterToday, type WindowRef } from './window-ref.js';
 
 export class WindowStore {
   private readonly cache: LruCache<string, unknown>;
@@ -20,9 +20,9 @@ export class WindowStore {
     this.cache = new LruCache(cacheSize, cacheRows);
   }
 
-  /** A window of the project as of its current revision. */
-  ref(projectId: string, dateFrom: string, dateTo: string, fromMs: number, toMs: number): WindowRef {
-    return { projectId, dateFrom, dateTo, fromMs, toMs, revision: this.revision(projectId) };
+  /** A window of the project as of its current revision, and of the clock's day (`nowMs`). */
+  ref(projectId: string, dateFrom: string, dateTo: string, fromMs: number, toMs: number, nowMs: number): WindowRef {
+    return { projectId, dateFrom, dateTo, fromMs, toMs, revision: this.revision(projectId), future: startsAfterToday(fromMs, nowMs) };
   }
 
   /** Remembers that these thread ids belong to the window `ref`. */
@@ -51,7 +51,7 @@ export class WindowStore {
    * rows (16 bytes each for traffic), so one cache bounds every dataset's memory.
    */
   cached<T>(kind: string, ref: WindowRef, compute: () => { value: T; weight: number }): T {
-    const key = `${kind}\u0000${ref.projectId}\u0000${ref.fromMs}\u0000${ref.toMs}\u0000${ref.revision}`;
+    const key = `${kind}\u0000${ref.projectId}\u0000${ref.fromMs}\u0000${ref.toMs}\u0000${ref.revision}\u0000${ref.future}`;
     let value = this.cache.get(key) as T | undefined;
     if (value === undefined) {
       const computed = compute();

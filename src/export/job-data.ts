@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { DATASET_NAMES } from '../datasets/index.js';
 import { formatIssues } from '../api/format-issue.js';
+import { projectIdProblem } from '../api/project-id.js';
 import { isValidDay } from './dates.js';
 import { MAX_RANGE_DAYS } from './windows.js';
 
@@ -14,7 +15,10 @@ const day = z.string().refine(isValidDay, { error: 'expected a real date YYYY-MM
 export const exportJobDataSchema = z
   .looseObject({
     dataset: z.enum(DATASET_NAMES),
-    projectId: z.string().min(1).max(200).regex(/^[^\u0000-\u001f]+$/, { error: 'control characters' }),
+    projectId: z.string().superRefine((id, ctx) => {
+      const problem = projectIdProblem(id);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+    }),
     dateFrom: day,
     dateTo: day,
     kind: z.enum(['nightly', 'reexport', 'manual']),

@@ -26,7 +26,7 @@ export function freshCheckpoint(runId: string, restarts: number): ExportCheckpoi
   return { runId, restarts, startedAt: new Date().toISOString(), requests: 0, offset: 0, rows: 0, pages: 0 };
 }
 
-export function runEvent(task: ExportTask, cp: ExportCheckpoint, status: 'running' | 'failed' | 'unstable' | 'abandoned', error = '') {
+export function runEvent(task: ExportTask, cp: ExportCheckpoint, status: 'running' | 'failed' | 'unstable' | 'abandoned' | 'cancelled', error = '') {
   return {
     runId: cp.runId,
     dataset: task.dataset,

@@ -2,9 +2,11 @@
  * Export windows: one (dataset, project, dateFrom, dateTo) each, `dateTo` exclusive as the API's.
  * Unique counts are not additive, so a week or a month is its own window, never a sum of days.
  */
+import { projectIdProblem } from '../api/project-id.js';
 import type { DatasetName } from '../datasets/index.js';
 import { UsageError } from '../errors.js';
-import { addDays, daysBetween, isoWeekday, nextMonthStart, parseDay } from './dates.js';
+import { requireDateRange } from './date-range.js';
+import { addDays, isoWeekday, nextMonthStart } from './dates.js';
 
 export const GRAINS = ['day', 'week', 'month', 'range'] as const;
 export type Grain = (typeof GRAINS)[number];
@@ -24,19 +26,18 @@ export interface ExportWindow extends ProjectWindow {
   dataset: DatasetName;
 }
 
-/** Longest range `export` accepts in one command (a guard against typos like 2062). */
-export const MAX_RANGE_DAYS = 3660;
+export { MAX_RANGE_DAYS } from './date-range.js';
 
 export function parseGrain(text: string): Grain {
   if ((GRAINS as readonly string[]).includes(text)) return text as Grain;
   throw new UsageError(`--grain: expected one of ${GRAINS.join(', ')}, got "${text}"`);
 }
 
-/** Validates a project id as given on the command line or in a file. */
+/** Validates a project id as given on the command line or in a file (rules: api/project-id.ts). */
 export function parseProjectId(text: string, input: string): string {
   const id = text.trim();
-  if (id === '') throw new UsageError(`${input}: project id is empty`);
-  if (id.length > 200 || /[\u0000-\u001f]/.test(id)) throw new UsageError(`${input}: not a project id: "${id.slice(0, 40)}"`);
+  const problem = projectIdProblem(id);
+  if (problem !== null) throw new UsageError(`${input}: ${problem}`);
   return id;
 }
 
@@ -45,10 +46,7 @@ export function parseProjectId(text: string, input: string): string {
  * Monday) and `month` calendar months, both cut at the range's ends; `range` the whole range.
  */
 export function planWindows(projectId: string, fromText: string, toText: string, grain: Grain): ProjectWindow[] {
-  const from = parseDay(fromText, '--from');
-  const to = parseDay(toText, '--to');
-  if (to <= from) throw new UsageError(`--to: ${to} must be after --from ${from} (--to is exclusive)`);
-  if (daysBetween(from, to) > MAX_RANGE_DAYS) throw new UsageError(`--to: range of ${daysBetween(from, to)} days is longer than ${MAX_RANGE_DAYS}`);
+  const { from, to } = requireDateRange(fromText, toText);
   if (grain === 'range') return [{ projectId, dateFrom: from, dateTo: to }];
   const windows: ProjectWindow[] = [];
   let start = from;
@@ -62,6 +60,18 @@ export function planWindows(projectId: string, fromText: string, toText: string,
     start = end;
   }
   return windows;
+}
+
+/**
+ * Refuses windows that start after `today` (UTC): nobody has visited those days yet, so exporting
+ * them would load nothing and mark the dataset up to date. A window that contains today is fine
+ * (`dateTo` is exclusive: `--to` may be tomorrow).
+ */
+export function refuseFutureWindows(windows: readonly ProjectWindow[], today: string): void {
+  const future = windows.find((w) => w.dateFrom > today);
+  if (!future) return;
+  if (future === windows[0]) throw new UsageError(`--from: ${future.dateFrom} is after today (${today}, UTC): no analytics exist for it yet`);
+  throw new UsageError(`--to: the window ${future.dateFrom}..${future.dateTo} starts after today (${today}, UTC): no analytics exist for it yet (--to ${addDays(today, 1)} ends with today)`);
 }
 
 /** A stable key for a dataset's window, used for de-duplication of in-flight jobs. */

@@ -11,8 +11,11 @@ import { tableName } from './sql-text.js';
 import type { Warehouse } from './warehouse.js';
 
 export type RunKind = 'nightly' | 'backfill' | 'reexport' | 'manual';
-/** `abandoned`: left running with no live job (see resumable-runs.ts); its rows stay for a resume. */
-export type RunStatus = 'running' | 'complete' | 'failed' | 'unstable' | 'abandoned';
+/**
+ * `abandoned`: left running with no live job (see resumable-runs.ts); its rows stay for a resume.
+ * `cancelled`: called off by `export cancel` before its run fetched a page; nothing to keep.
+ */
+export type RunStatus = 'running' | 'complete' | 'failed' | 'unstable' | 'abandoned' | 'cancelled';
 
 export interface RunEvent {
   runId: string;

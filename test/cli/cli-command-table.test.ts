@@ -63,6 +63,21 @@ describe('the command table through the bin', () => {
     expect(result.stderr).toBe('mintpipe: --project: required (a Mintlify project id)\n');
   });
 
+  it('export cancel refuses the date ranges export refuses, with the same line, exit 2', async () => {
+    const reversed = ['--from', '2026-10-04', '--to', '2026-10-01'];
+    const unreal = ['--from', '2026-02-30', '--to', '2026-03-02'];
+    for (const dates of [reversed, unreal]) {
+      const cancel = await mintpipe('export', 'cancel', '--project', 'tc-dates', ...dates);
+      const exported = await mintpipe('export', '--project', 'tc-dates', ...dates);
+      expect({ dates, code: cancel.code, stderr: cancel.stderr, stdout: cancel.stdout }).toEqual({ dates, code: 2, stderr: exported.stderr, stdout: '' });
+      expect(exported.code).toBe(2);
+    }
+    const fromOnly = await mintpipe('export', 'cancel', '--project', 'tc-dates', '--from', '2026-10-01');
+    expect({ code: fromOnly.code, stderr: fromOnly.stderr }).toEqual({ code: 2, stderr: 'mintpipe: --to: required with --from (YYYY-MM-DD, exclusive)\n' });
+    const toOnly = await mintpipe('export', 'cancel', '--project', 'tc-dates', '--to', '2026-10-01');
+    expect({ code: toOnly.code, stderr: toOnly.stderr }).toEqual({ code: 2, stderr: 'mintpipe: --from: required with --to (YYYY-MM-DD)\n' });
+  });
+
   it('export --dry-run and plan print what the work costs', async () => {
     const dry = await mintpipe('export', '--dry-run', '--project', 'tc-plan', '--from', '2026-10-01', '--to', '2026-10-04');
     expect(dry.code).toBe(0);

@@ -63,4 +63,30 @@ describe('export cancel', () => {
     expect(await queue.getJob(other.jobId)).toBeUndefined();
     expect(await queue.getJobState(running.id!)).toBe('active');
   });
+
+  it('removes a window delayed before its run fetched a page, and leaves one whose run fetched pages', async () => {
+    const checkpoint = (pages: number, offset: number) => ({ runId: `run-${pages}`, restarts: 0, startedAt: new Date().toISOString(), requests: pages, offset, rows: offset, pages });
+    const idle = await queue.add('window', { ...window('2026-10-01', '2026-10-02'), runId: 'run-0', checkpoint: checkpoint(0, 0) }, { delay: 60_000 });
+    const paged = await queue.add('window', { ...window('2026-10-02', '2026-10-03'), runId: 'run-2', checkpoint: checkpoint(2, 500) }, { delay: 60_000 });
+    const result = await cancelWindows(queue, { projects: ['cancel-docs'], from: '2026-10-01', to: '2026-10-03' });
+    expect(result.removed.map((w) => w.dateFrom)).toEqual(['2026-10-01']);
+    expect(result.waiting.map((w) => w.checkpoint?.runId)).toEqual(['run-0']);
+    expect(result.inFlight).toBe(1);
+    expect(await queue.getJob(idle.id!)).toBeUndefined();
+    expect(await queue.getJobState(paged.id!)).toBe('delayed');
+  });
+
+  it('takes back a window left active by a worker that died (its lock gone), and not one a live worker holds', async () => {
+    await enqueueWindows(queue, [window('2026-10-05', '2026-10-06'), window('2026-10-06', '2026-10-07')]);
+    const orphan = (await worker.getNextJob('token-5'))!;
+    const held = (await worker.getNextJob('token-6'))!;
+    // The worker holding `orphan` died: its lock expired.
+    await connection.del(`${queue.toKey(orphan.id!)}:lock`);
+    const result = await cancelWindows(queue, { projects: ['cancel-docs'], from: '2026-10-05', to: '2026-10-07' });
+    expect(result.removed.map((w) => w.dateFrom)).toEqual([orphan.data.dateFrom]);
+    expect(result.inFlight).toBe(1);
+    expect(await queue.getJob(orphan.id!)).toBeUndefined();
+    expect(await queue.getJobState(held.id!)).toBe('active');
+    await held.moveToCompleted('done', 'token-6', false);
+  });
 });

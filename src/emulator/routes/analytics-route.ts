@@ -35,7 +35,7 @@ function answer(ctx: EmulatorContext, fixture: EmulatorDataset, params: Params, 
   const parsed = parseAnalyticsQuery(raw, fixture.query, ctx.options.now());
   if (!parsed.ok) return invalidQuery(parsed.details);
   const { dateFrom, dateTo, fromMs, toMs } = parsed.query;
-  return fixture.answer(ctx, parsed.query, ctx.windows.ref(params.projectId, dateFrom, dateTo, fromMs, toMs));
+  return fixture.answer(ctx, parsed.query, ctx.windows.ref(params.projectId, dateFrom, dateTo, fromMs, toMs, ctx.options.now()));
 }
 
 /** Takes one request from the organization budget; a 429 answer when it is spent. */
