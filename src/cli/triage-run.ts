@@ -48,9 +48,10 @@ export async function runTriage(name: string, flags: TriageRunFlags): Promise<nu
     import('./send-prompt-rows.js'),
   ]);
   const context = loadContext({ oneShot: true });
+  // An unknown recipe is said first: --allow-create would not help it.
+  const recipe = loadRecipe(name, context.config.triage.recipesDir);
   const allowCreate = flags.allowCreate === true || context.config.triage.nightly.length > 0;
   if (!allowCreate && !flags.dryRun) throw new UsageError(`triage run ${name}: a recipe creates agent jobs, which cannot be undone: pass --allow-create (or --dry-run to see them)`);
-  const recipe = loadRecipe(name, context.config.triage.recipesDir);
   const sinceDate = new Date(Date.now() - days * DAY_MS).toISOString().slice(0, 10);
   const sql = recipeSql(recipe, { project, sinceDate });
   const result = await readWarehouse(sql, { timeoutMs: 120_000, maxRows: 100_000 }, 'triage');

@@ -88,5 +88,7 @@ describe('prompts send --from-query', () => {
     expect([missing.code, missing.stderr.trim()]).toEqual([2, `mintpipe: ${join(dir, 'nope.sql')}: cannot read the query file (no such file)`]);
     const both = await runCli(['prompts', 'send', path, '--from-query', 'SELECT 1'], env);
     expect(both.code).toBe(2);
+    const dedupeOfAFile = await runCli(['prompts', 'send', path, '--dedupe-days', '3'], env);
+    expect([dedupeOfAFile.code, dedupeOfAFile.stderr.trim()]).toEqual([2, 'mintpipe: prompts send: --dedupe-days goes with --from-query (a file sent before is not sent again unless --force)']);
   });
 });

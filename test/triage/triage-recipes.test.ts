@@ -57,6 +57,10 @@ describe('triage recipes end to end (export → triage → agent jobs → outcom
     const refused = await runCli(['triage', 'run', 'feedback-hotspots', '--project', PROJECT], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--allow-create');
+    // A recipe that does not exist is said first: --allow-create would not help it.
+    const unknown = await runCli(['triage', 'run', 'no-such-recipe', '--project', PROJECT], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim().split('\n')).toEqual([expect.stringMatching(/recipe "no-such-recipe": no such recipe \(known: .*feedback-hotspots/)]);
 
     const run = await runCli(['triage', 'run', 'feedback-hotspots', '--project', PROJECT, '--max-jobs', '100', '--allow-create', '--wait'], env, 120_000);
     expect(run.code, run.stderr).toBe(0);

@@ -32,11 +32,14 @@ export function register(prompts: Command): void {
     .option('--format <format>', 'output: text or json', 'text')
     .option('--force', 'submit as a new batch even when this file was submitted before')
     .option('--allow-create', 'a row without jobId starts a new agent job (a create cannot be undone); rows sharing its chain follow up on that job')
-    .action(async (file: string | undefined, flags: SendFlags & FromQueryFlags) => {
+    .action(async (file: string | undefined, flags: SendFlags & FromQueryFlags, command: Command) => {
       checkFormat(flags.format);
       const fromQuery = flags.fromQuery !== undefined || flags.fromQueryFile !== undefined;
       if (fromQuery === (file !== undefined)) throw new UsageError('prompts send: give a prompt file or --from-query/--from-query-file (one of them)');
       if (!fromQuery && flags.dryRun) throw new UsageError('prompts send: --dry-run goes with --from-query (a file is printed by reading it)');
+      if (!fromQuery && command.getOptionValueSource('dedupeDays') === 'cli') {
+        throw new UsageError('prompts send: --dedupe-days goes with --from-query (a file sent before is not sent again unless --force)');
+      }
       // A query's rows: their own module (cli/prompts-from-query.ts).
       process.exitCode = fromQuery ? await (await import('../prompts-from-query.js')).runSendFromQuery(flags) : await runSend(file!, flags);
     });
