@@ -12,6 +12,7 @@ import type { KeySendRow } from '../warehouse/prompt-key-sends.js';
 import type { CommandContext } from './command-context.js';
 import { readWarehouse } from './read-warehouse.js';
 import { onStopSignal } from './stop-signals.js';
+import { hintWithoutWorkers } from './worker-hint.js';
 
 export interface SendRowsOptions {
   /** What the rows came from, shown by `prompts status` (`query`, `triage feedback-hotspots`). */
@@ -73,9 +74,7 @@ export async function sendPromptRows(context: CommandContext, rows: readonly Pro
     if (!options.wait) {
       if (options.format === 'json') writeJson({ batchId: submitted.batchId, total: submitted.total, added: submitted.added, skipped: skipped.length });
       else process.stdout.write(`${summary}\n`);
-      if (submitted.added > 0 && (await runtime.workersConnected(QUEUE_NAMES.prompts)) === false) {
-        process.stderr.write('no worker serves the prompts queue yet: the batch runs once `mintpipe start` or `mintpipe worker` runs, or pass --wait\n');
-      }
+      if (submitted.added > 0) await hintWithoutWorkers(runtime, QUEUE_NAMES.prompts, 'the batch runs');
       return { exitCode: inputCode, ...result };
     }
     process.stderr.write(`${summary}\n`);

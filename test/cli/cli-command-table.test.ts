@@ -31,9 +31,13 @@ async function enqueueThreeDays(project: string): Promise<CliResult> {
 }
 
 describe('the command table through the bin', () => {
-  it('export without --wait says on stderr that no worker serves the export queue', async () => {
+  it('export without --wait says on stderr that no worker serves the export queue, and offers --wait only to a shell that has a key', async () => {
     const result = await enqueueThreeDays('table-hint');
-    expect(result.stderr).toMatch(/^no worker serves the export queue yet: .*--wait$/m);
+    expect(result.stderr).toMatch(/^no worker serves the export queue yet: the windows run once .*, or pass --wait$/m);
+    const { MINTLIFY_API_KEY: _key, ...keyless } = env;
+    const withoutKey = await runCli(['export', '--project', 'table-hint-keyless', '--from', '2026-10-01', '--to', '2026-10-02'], keyless);
+    expect(withoutKey.code).toBe(0);
+    expect(withoutKey.stderr).toMatch(/^no worker serves the export queue yet: .*, or set MINTLIFY_API_KEY in this shell and pass --wait$/m);
   });
 
   it('export cancel takes --project P after cancel, --project=P, and --project before cancel', async () => {

@@ -92,9 +92,7 @@ async function runExport(flags: ExportFlags): Promise<number> {
     reportEnqueued(enqueued, flags.format);
     if (!flags.wait) {
       // Enqueuing needs only Redis: say so when nothing will run the windows (silent when Redis will not tell).
-      if (enqueued.some((e) => e.added) && (await runtime.workersConnected(QUEUE_NAMES.export)) === false) {
-        process.stderr.write('no worker serves the export queue yet: the windows run once `mintpipe start` or `mintpipe worker` runs, or pass --wait\n');
-      }
+      if (enqueued.some((e) => e.added)) await (await import('../worker-hint.js')).hintWithoutWorkers(runtime, QUEUE_NAMES.export, 'the windows run');
       return 0;
     }
     const started = await runtime.ensureWorkers([QUEUE_NAMES.export]);

@@ -5,7 +5,7 @@ import { whenMissing } from '../batch-lookup.js';
 import { writeJson } from '../follow-batch.js';
 import { checkFormat, parseBatchId } from '../prompts-args.js';
 import { loadPromptsModules } from '../prompts-modules.js';
-import { hintWithoutWorkers } from '../prompts-workers.js';
+import { hintWithoutWorkers } from '../worker-hint.js';
 
 export function register(prompts: Command): void {
   prompts
@@ -23,7 +23,7 @@ export function register(prompts: Command): void {
         if (flags.format === 'json') writeJson(result);
         else process.stdout.write(`batch ${batchId}: ${result.cancelled.length} prompt(s) cancelled, ${result.inFlight.length} in flight left to finish\n`);
         // Redis has the cancellations now; the batch job writes them to the warehouse.
-        if (result.cancelled.length > 0) await hintWithoutWorkers(runtime, 'the warehouse (prompt_outcomes) records the cancellations', false);
+        if (result.cancelled.length > 0) await hintWithoutWorkers(runtime, QUEUE_NAMES.prompts, 'the warehouse (prompt_outcomes) records the cancellations', false);
       });
     });
 }

@@ -9,7 +9,8 @@ import { ledgerHas, UNKNOWN_BATCH } from '../batch-lookup.js';
 import { follow, report, writeJson } from '../follow-batch.js';
 import { checkFormat, parseBatchId } from '../prompts-args.js';
 import { loadPromptsModules } from '../prompts-modules.js';
-import { checkPromptsHandOver, hintWithoutWorkers } from '../prompts-workers.js';
+import { checkPromptsHandOver } from '../prompts-workers.js';
+import { hintWithoutWorkers } from '../worker-hint.js';
 
 export function register(prompts: Command): void {
   prompts
@@ -44,7 +45,7 @@ async function runRecover(batch: string, flags: { wait?: boolean; format: string
     if (!flags.wait) {
       if (flags.format === 'json') writeJson(request);
       else process.stdout.write(`${line}\n`);
-      if (!request.inRedis) await hintWithoutWorkers(runtime);
+      if (!request.inRedis) await hintWithoutWorkers(runtime, QUEUE_NAMES.prompts, 'the batch runs');
       return 0;
     }
     process.stderr.write(`${line}\n`);

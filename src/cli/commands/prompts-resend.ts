@@ -10,7 +10,8 @@ import { whenMissing } from '../batch-lookup.js';
 import { follow, report, writeJson } from '../follow-batch.js';
 import { checkFormat, parseBatchId, parsePromptId } from '../prompts-args.js';
 import { loadPromptsModules } from '../prompts-modules.js';
-import { checkPromptsHandOver, hintWithoutWorkers } from '../prompts-workers.js';
+import { checkPromptsHandOver } from '../prompts-workers.js';
+import { hintWithoutWorkers } from '../worker-hint.js';
 
 interface ResendFlags {
   ambiguous?: boolean;
@@ -61,7 +62,7 @@ async function runResend(batch: string, flags: ResendFlags): Promise<number> {
     if (!flags.wait) {
       if (flags.format === 'json') writeJson(result);
       else process.stdout.write(line);
-      if (result.resent.length > 0) await hintWithoutWorkers(runtime, 'the resent prompts go out');
+      if (result.resent.length > 0) await hintWithoutWorkers(runtime, QUEUE_NAMES.prompts, 'the resent prompts go out');
       return 0;
     }
     process.stderr.write(line);

@@ -10,7 +10,8 @@ import { follow, report, writeJson } from '../follow-batch.js';
 import { checkFormat } from '../prompts-args.js';
 import type { FromQueryFlags } from '../prompts-from-query.js';
 import { loadPromptsModules } from '../prompts-modules.js';
-import { checkPromptsHandOver, hintWithoutWorkers } from '../prompts-workers.js';
+import { checkPromptsHandOver } from '../prompts-workers.js';
+import { hintWithoutWorkers } from '../worker-hint.js';
 
 interface SendFlags {
   wait?: boolean;
@@ -78,7 +79,7 @@ export async function runSend(file: string, flags: SendFlags): Promise<number> {
     const summary = `batch ${submitted.batchId}: ${submitted.total} prompt(s), ${submitted.added} new, ${submitted.existing} already submitted${badLines ? `, ${badLines} bad line(s) skipped` : ''}`;
     const nothingNew = submitted.added === 0 ? ' — nothing new enqueued (use --force to submit again as a new batch)' : '';
     if (!flags.wait) {
-      if (submitted.added > 0) await hintWithoutWorkers(runtime);
+      if (submitted.added > 0) await hintWithoutWorkers(runtime, QUEUE_NAMES.prompts, 'the batch runs');
       if (flags.format === 'json') {
         const status = await batchStatus(runtime.redis, runtime.config.queuePrefix, submitted.batchId, { prompts: true });
         writeJson({ ...header, byStatus: status.byStatus, prompts: status.prompts });
