@@ -12,6 +12,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Session } from 'chdb';
 import { countedConnection, type ClientConnection } from './counted-connection.js';
 import { holdDirectory, waitForDirectory, type HeldDirectory } from './embedded-lock.js';
+import { killUntilFound } from './kill-until-found.js';
 import { WarehouseClosedError } from './errors.js';
 import { DEFAULT_CLOSE_WAIT, InFlightQueries } from './in-flight-queries.js';
 import { limitSettings, type QueryLimits } from './query-limits.js';
@@ -222,7 +223,7 @@ async function openSession(location: string, database: string, limits: QueryLimi
     async stop() {
       const killer = new Session(location);
       try {
-        await killer.queryAsync(`KILL QUERY WHERE Settings['log_comment'] = '${marker}' ASYNC`, { format: 'TSV' });
+        await killUntilFound(async () => (await killer.queryAsync(`KILL QUERY WHERE Settings['log_comment'] = '${marker}' ASYNC`, { format: 'TSV' })).text().trim() !== '');
       } finally {
         killer.close();
       }

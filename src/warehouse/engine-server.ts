@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient, ClickHouseSettings, Row, StreamableDataFormat } from '@clickhouse/client';
 import { UsageError } from '../errors.js';
 import { WarehouseUnavailableError } from './errors.js';
+import { killUntilFound } from './kill-until-found.js';
 import { limitSettings, type QueryLimits } from './query-limits.js';
 import { catalogSql, gateQuestions, type EngineRows, type ReadOnlySession, type SessionRows } from './read-only-session.js';
 import { ENGINE_FORMATS, OUTPUT_SETTINGS } from './result-format.js';
@@ -168,7 +169,10 @@ async function openSession(client: ClickHouseClient, database: string, limits: Q
       }
     },
     async stop() {
-      await client.command({ query: `KILL QUERY WHERE query_id = '${queryId}' ASYNC` });
+      await killUntilFound(async () => {
+        const killed = await client.query({ query: `KILL QUERY WHERE query_id = '${queryId}' ASYNC`, format: 'JSONEachRow' });
+        return (await killed.json()).length > 0;
+      });
     },
     async close() {},
   };
