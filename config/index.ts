@@ -3,7 +3,7 @@
  * passed down. Every refusal names the key and what was expected (a `ConfigError`, exit code 2).
  * Secrets come only from the environment.
  */
-import { projectIdProblem } from '../src/api/project-id.js';
+import { projectIdProblem } from './project-id.js';
 import { ConfigError } from './config-error.js';
 import { datasetSettings, type DatasetSettings } from './datasets.js';
 import { parseDashboardHosts } from './dashboard-hosts.js';

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { DATASET_NAMES } from '../datasets/index.js';
 import { formatIssues } from '../api/format-issue.js';
-import { projectIdProblem } from '../api/project-id.js';
+import { projectIdProblem } from '../../config/project-id.js';
 import { isValidDay } from './dates.js';
 import { MAX_RANGE_DAYS } from './windows.js';
 

@@ -2,7 +2,7 @@
  * Export windows: one (dataset, project, dateFrom, dateTo) each, `dateTo` exclusive as the API's.
  * Unique counts are not additive, so a week or a month is its own window, never a sum of days.
  */
-import { projectIdProblem } from '../api/project-id.js';
+import { projectIdProblem } from '../../config/project-id.js';
 import type { DatasetName } from '../datasets/index.js';
 import { UsageError } from '../errors.js';
 import { requireDateRange } from './date-range.js';

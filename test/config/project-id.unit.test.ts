@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../config/index.js';
-import { projectIdProblem } from '../../src/api/project-id.js';
+import { projectIdProblem } from '../../config/project-id.js';
 import { exportJobDataProblem } from '../../src/export/job-data.js';
 import { parseProjectId } from '../../src/export/windows.js';
 import { configRefusal } from '../support/config-refusal.js';
