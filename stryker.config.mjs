@@ -20,6 +20,8 @@ export default {
     'src/prompts/plan-chains.ts', // chains: which rows wait for which
     'src/prompts/prompt-timing.ts', // the plain backoff
     'src/export/nightly-plan.ts', // which windows a night exports
+    'config/project-id.ts', // a project id stays one segment of the API's URL path
+    'src/warehouse/kill-until-found.ts', // a cancelled query is stopped though its KILL came first
   ],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation-unit.config.ts', related: true },
