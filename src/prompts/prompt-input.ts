@@ -4,6 +4,7 @@
  * A row without `jobId` would start a new agent job; whether it may, and how rows of one `chain`
  * fit together, is decided for the whole file (plan-chains.ts).
  */
+import { projectIdProblem } from '../../config/project-id.js';
 import { Buffer } from 'node:buffer';
 
 /** A prompt to send: the agent job it goes to (none: a new one) and its text. */
@@ -114,8 +115,12 @@ export function validatePrompt(fields: Record<string, unknown>, limits: PromptLi
   }
   const projectId = checkId('projectId', fields.projectId);
   if (typeof projectId !== 'string') return problem(projectId.reason);
+  // The rule every project id of mintpipe follows: one segment of the API's URL path.
+  const unusable = projectIdProblem(projectId);
+  if (unusable) return problem(`projectId: ${unusable}`);
   const jobId = optionalId('jobId', fields.jobId);
   if (typeof jobId === 'object') return problem(jobId.reason);
+  if (jobId !== undefined && /[/\\]/.test(jobId)) return problem(`jobId: "${jobId}" contains a slash (it is one segment of the API's URL path)`);
   const prompt = fields.prompt;
   if (prompt === undefined || prompt === null) return problem('prompt: missing');
   if (typeof prompt !== 'string') return problem(`prompt: expected a string, got ${typeof prompt}`);

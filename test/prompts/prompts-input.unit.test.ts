@@ -86,6 +86,17 @@ describe('prompt files', () => {
     );
   });
 
+  it('refuses a projectId or jobId that cannot stay one segment of the API\'s URL path, by the rule every project id follows', async () => {
+    const lines = ['{"projectId":"a/b","jobId":"j","prompt":"x"}', '{"projectId":"..","jobId":"j","prompt":"x"}', '{"projectId":"p","jobId":"j/../k","prompt":"x"}', '{"projectId":"p","jobId":"j","prompt":"ok"}'];
+    const parsed = await parsePromptText('in.jsonl', lines.join('\n'), limits, {});
+    expect(parsed.prompts.map((p) => p.prompt)).toEqual(['ok']);
+    expect(parsed.problems.map((p) => [p.line, p.reason])).toEqual([
+      [1, 'projectId: project id "a/b" contains a slash (it is one segment of the API\'s URL path)'],
+      [2, 'projectId: ".." cannot be an id'],
+      [3, 'jobId: "j/../k" contains a slash (it is one segment of the API\'s URL path)'],
+    ]);
+  });
+
   it('refuses a blank or explicitly empty jobId instead of reading it as none (which would start a new agent job)', async () => {
     const jsonl = await parsePromptText('in.jsonl', ['{"projectId":"p","jobId":"  ","prompt":"x"}', '{"projectId":"p","jobId":"","prompt":"x"}', '{"projectId":"p","chain":"","prompt":"x"}'].join('\n'), limits, {
       allowCreate: true,
