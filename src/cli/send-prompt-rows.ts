@@ -10,8 +10,8 @@ import type { PromptStatus } from '../prompts/prompt-status.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import type { KeySendRow } from '../warehouse/prompt-key-sends.js';
 import type { CommandContext } from './command-context.js';
+import { follow, writeJson } from './follow-batch.js';
 import { readWarehouse } from './read-warehouse.js';
-import { onStopSignal } from './stop-signals.js';
 import { hintWithoutWorkers } from './worker-hint.js';
 
 export interface SendRowsOptions {
@@ -78,6 +78,7 @@ export async function sendPromptRows(context: CommandContext, rows: readonly Pro
       return { exitCode: inputCode, ...result };
     }
     process.stderr.write(`${summary}\n`);
+    // The follower of every prompts --wait: gives up when no worker serves the queue for the grace period.
     const final = await follow(runtime, submitted.batchId);
     const { allDelivered, formatBatchReport } = await import('../prompts/index.js');
     if (options.format === 'json') writeJson({ batchId: final.batchId, total: final.total, byStatus: final.byStatus, prompts: final.prompts, skipped: skipped.length });
@@ -114,32 +115,4 @@ function formatDryRun(prompts: ReadonlyArray<PromptLine & { kind: string }>, ski
     lines.push(p.prompt);
   }
   return `${lines.join('\n')}\n`;
-}
-
-/** Makes sure a worker serves the queue, then prints progress until the batch is final. */
-async function follow(runtime: import('./runtime.js').Runtime, batchId: string) {
-  const [{ progressLine, waitForBatch }, { ProgressDisplay }] = await Promise.all([import('../prompts/index.js'), import('./progress-display.js')]);
-  const started = await runtime.ensureWorkers([QUEUE_NAMES.prompts]);
-  if (!started) process.stderr.write('using the running workers\n');
-  // The printer of every --wait: off a TTY, a line when the state changes and a summary at most every 30 s.
-  const display = new ProgressDisplay();
-  const off = onStopSignal(() => {
-    display.stop();
-    process.stderr.write(`stopped following batch ${batchId}; it is kept: \`mintpipe prompts status ${batchId}\` shows where it stands\n`);
-  }, { once: true });
-  try {
-    return await waitForBatch(runtime.redis, runtime.config.queuePrefix, batchId, {
-      onProgress: (status) => {
-        const done = status.done >= status.total;
-        display.update(`batch ${batchId}`, { fraction: status.total ? status.done / status.total : 1, detail: progressLine(status), state: 'following', done });
-      },
-    });
-  } finally {
-    off();
-    display.stop();
-  }
-}
-
-function writeJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }

@@ -37,12 +37,14 @@ describe.each([
     try {
       followers.push(await follower(['export', '--project', 'docs', '--from', '2026-10-01', '--to', '2026-10-03', '--wait'], env));
       followers.push(await follower(['prompts', 'send', promptFile, '--wait', '--allow-create'], env));
+      followers.push(await follower(['prompts', 'send', '--from-query', "SELECT 'docs' AS projectId, 'write the FAQ' AS prompt", '--wait', '--allow-create'], env));
       worker.child.kill('SIGKILL');
       const killedAt = Date.now();
       const codes = await Promise.all(followers.map((f) => f.exited));
       expect(Date.now() - killedAt).toBeLessThan(GRACE_MS + 10_000);
-      expect(codes).toEqual([1, 1]);
-      const [exportLines, promptLines] = followers.map((f) => f.output().stderr.split('\n').filter((l) => l.startsWith('mintpipe: ')));
+      expect(codes).toEqual([1, 1, 1]);
+      const [exportLines, promptLines, queryLines] = followers.map((f) => f.output().stderr.split('\n').filter((l) => l.startsWith('mintpipe: ')));
+      expect(queryLines).toEqual([expect.stringMatching(/^mintpipe: no worker has served the prompts queue for 3s: 1 prompt\(s\) of batch [0-9a-f]{16} left undone; resume with/)]);
       expect(exportLines).toEqual([
         'mintpipe: no worker has served the export queue for 3s: 2 window(s) left undone; resume with `mintpipe export --project docs --dataset visitors --from 2026-10-01 --to 2026-10-03 --wait` (or start `mintpipe worker`)',
       ]);
