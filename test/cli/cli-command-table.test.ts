@@ -82,6 +82,18 @@ describe('the command table through the bin', () => {
     expect({ code: toOnly.code, stderr: toOnly.stderr }).toEqual({ code: 2, stderr: 'mintpipe: --from: required with --to (YYYY-MM-DD)\n' });
   });
 
+  it('plan says a usage error in its flags without reaching Redis', async () => {
+    // Nothing listens on port 9: a plan that went to Redis first would fail there instead.
+    const offline = { ...env, REDIS_URL: 'redis://127.0.0.1:9' };
+    for (const [args, line] of [
+      [['--project', 'tc', '--from', '2026-10-03', '--to', '2026-10-01'], 'mintpipe: --to: 2026-10-01 must be after --from 2026-10-03 (--to is exclusive)'],
+      [['--project', '..', '--from', '2026-10-01', '--to', '2026-10-02'], 'mintpipe: --project: ".." cannot be a project id (not a URL path segment)'],
+    ] as const) {
+      const result = await runCli(['plan', ...args], offline);
+      expect({ code: result.code, stderr: result.stderr.trim() }).toEqual({ code: 2, stderr: line });
+    }
+  });
+
   it('export --dry-run and plan print what the work costs', async () => {
     const dry = await mintpipe('export', '--dry-run', '--project', 'tc-plan', '--from', '2026-10-01', '--to', '2026-10-04');
     expect(dry.code).toBe(0);
