@@ -82,12 +82,15 @@ describe('the command table through the bin', () => {
     expect({ code: toOnly.code, stderr: toOnly.stderr }).toEqual({ code: 2, stderr: 'mintpipe: --from: required with --to (YYYY-MM-DD)\n' });
   });
 
-  it('plan says a usage error in its flags without reaching Redis', async () => {
+  it('plan says a usage error in its flags without reaching Redis, an unknown option first', async () => {
     // Nothing listens on port 9: a plan that went to Redis first would fail there instead.
     const offline = { ...env, REDIS_URL: 'redis://127.0.0.1:9' };
     for (const [args, line] of [
       [['--project', 'tc', '--from', '2026-10-03', '--to', '2026-10-01'], 'mintpipe: --to: 2026-10-01 must be after --from 2026-10-03 (--to is exclusive)'],
       [['--project', '..', '--from', '2026-10-01', '--to', '2026-10-02'], 'mintpipe: --project: ".." cannot be a project id (not a URL path segment)'],
+      // An unknown option is named, not a missing --from.
+      [['--bogus'], "mintpipe plan: unknown option '--bogus'"],
+      [['--project', 'tc'], 'mintpipe: --from: required (YYYY-MM-DD)'],
     ] as const) {
       const result = await runCli(['plan', ...args], offline);
       expect({ code: result.code, stderr: result.stderr.trim() }).toEqual({ code: 2, stderr: line });

@@ -19,8 +19,8 @@ export function register(program: Command): void {
   program
     .command('plan')
     .description('what export work costs in requests and hours of the analytics budget (--to is exclusive)')
-    .requiredOption('--from <YYYY-MM-DD>', 'first day of the range')
-    .requiredOption('--to <YYYY-MM-DD>', 'day after the last day of the range (exclusive)')
+    .option('--from <YYYY-MM-DD>', 'first day of the range (required)')
+    .option('--to <YYYY-MM-DD>', 'day after the last day of the range (exclusive; required)')
     .option('--grain <grain>', 'windows: day, week (Mon–Mon), month, or range (one window)', 'day')
     .option('--project <id>', "project id (repeat or comma-separate; default the running installation's projects, then MINTPIPE_PROJECTS)", collectProjects, [])
     .option('--dataset <names>', 'datasets, comma-separated, or all (MINTPIPE_DATASETS); default all')
