@@ -14,6 +14,7 @@ import { datasetFreshness, type DatasetFreshness } from './dataset-freshness-rea
 import { checkRedisPersistence } from '../queue/redis-persistence.js';
 import { readInstallation } from './installation-reads.js';
 import type { OpsSource } from './ops-source.js';
+import { notStartedBatches } from './batch-start-reads.js';
 import { promptBatches } from './prompt-batch-reads.js';
 import { triageFixes } from './fixes-reads.js';
 import { exportRuns } from './run-reads.js';
@@ -101,7 +102,8 @@ export function registerDashboardApi(app: FastifyInstance, source: OpsSource, no
   app.get<{ Querystring: Query }>('/api/prompt-batches', async (request) => {
     const limit = integerParam(request.query, 'limit', 20, 1, 500);
     const wh = await reader();
-    return { batches: await promptBatches(wh, { limit }) };
+    const [batches, notStarted] = await Promise.all([promptBatches(wh, { limit }), notStartedBatches(source.redis, source.config.queuePrefix)]);
+    return { batches, notStarted };
   });
 
   app.get<{ Querystring: Query }>('/api/fixes', async (request) => {

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, dayInTimeZone } from '../../src/export/dates.js';
 import { createLogger } from '../../src/logger.js';
 import { startDashboard, type Dashboard } from '../../src/ops/dashboard-server.js';
+import type { NotStartedBatch } from '../../src/ops/batch-start-reads.js';
 import type { PromptBatchSummary } from '../../src/ops/prompt-batch-reads.js';
+import { PromptStore, submitBatch } from '../../src/prompts/index.js';
 import type { DailyPoint, ExportedWindow, PageRow, VisitorCounts } from '../../src/ops/visitor-reads.js';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
 import type { ExportRun } from '../../src/warehouse/index.js';
@@ -40,6 +42,7 @@ interface Answers {
   totals: VisitorCounts | null;
   runs: Array<Omit<ExportRun, 'startedAt' | 'finishedAt'> & { startedAt: string; finishedAt: string | null }>;
   batches: PromptBatchSummary[];
+  notStarted: NotStartedBatch[];
   queues: Array<{ name: string; workers: number; counts: Record<string, number> }>;
   datasets: FreshnessRow[];
   lagDays: number | null;
@@ -122,6 +125,17 @@ describe('dashboard JSON API', () => {
     expect(batch.prLinks.map((l) => l.prLink).sort()).toEqual([...seed.prLinks].sort());
     expect(batch.problems.map((p) => p.status).sort()).toEqual(['ambiguous', 'failed', 'rejected', 'timed_out']);
     expect(batch.problems.find((p) => p.status === 'rejected')?.error).toBe('job not found');
+  });
+
+  it('lists the batches that did not start, with why, beside the warehouse\'s summaries (which may have nothing of them)', async () => {
+    const deps = { redis: stack.redis, queue: stack.source.queue(QUEUE_NAMES.prompts), prefix: stack.source.config.queuePrefix };
+    const started = await submitBatch(deps, [{ projectId: 'acme-docs', jobId: 'job-1', prompt: 'started' }]);
+    const stuck = await submitBatch(deps, [{ projectId: 'acme-docs', jobId: 'job-2', prompt: 'never started' }, { projectId: 'acme-docs', jobId: 'job-3', prompt: 'nor this' }]);
+    const store = new PromptStore(stack.redis, stack.source.config.queuePrefix);
+    expect(await store.recordStartFailure(stuck.batchId, { reason: 'its job crashed 8 times (attempts spent)', atMs: Date.parse('2026-11-20T10:00:00Z') })).toBe(true);
+    const { body } = await get('/api/prompt-batches');
+    expect(body.notStarted).toEqual([{ batchId: stuck.batchId, prompts: 2, reason: 'its job crashed 8 times (attempts spent)', at: '2026-11-20T10:00:00.000Z' }]);
+    expect(body.notStarted.map((b) => b.batchId)).not.toContain(started.batchId);
   });
 
   it('gives the daily view the export lag status gives the visitors dataset: whole days, one definition', async () => {

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { dayInTimeZone } from '../../src/export/dates.js';
 import { startDashboard, type Dashboard } from '../../src/ops/dashboard-server.js';
+import { PromptStore, submitBatch } from '../../src/prompts/index.js';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
 import { findChromium } from '../support/chromium.js';
 import { loadConfig } from '../../config/index.js';
@@ -249,6 +250,10 @@ describe.skipIf(SKIP)(TITLE, () => {
   });
 
   it('fills the top pages, export runs and prompt batch panels', async () => {
+    // A batch whose batch job gave up: the warehouse has nothing of it, Redis says why.
+    const deps = { redis: stack.redis, queue: stack.source.queue(QUEUE_NAMES.prompts), prefix: stack.source.config.queuePrefix };
+    const stuck = await submitBatch(deps, [{ projectId: 'acme-docs', jobId: 'job-9', prompt: 'never started' }]);
+    await new PromptStore(stack.redis, stack.source.config.queuePrefix).recordStartFailure(stuck.batchId, { reason: 'its job crashed 8 times', atMs: Date.now() });
     const page = await openPage(dashboard.browserUrl);
     await page.waitForSelector('#pages tbody tr');
     expect(await page.locator('#pages tbody tr').count()).toBe(10);
@@ -262,6 +267,7 @@ describe.skipIf(SKIP)(TITLE, () => {
     expect(await page.locator('#runs').innerText()).toMatch(/feedback · acme-docs[\s\S]*assistant · acme-docs|assistant · acme-docs[\s\S]*feedback · acme-docs/);
 
     expect(await page.locator('#batches .batch').count()).toBe(1);
+    expect(await page.locator('#batches .problem').innerText()).toMatch(new RegExp(`Batch ${stuck.batchId} did not start \\(1 prompts[\\s\\S]*its job crashed 8 times[\\s\\S]*prompts recover ${stuck.batchId}`));
     const links = await page.locator('#batches a[href^="https://github.com/"]').evaluateAll((els) => els.map((e) => e.getAttribute('href')));
     expect(links.sort()).toEqual([...seed.prLinks].sort());
     expect(await page.locator('#batches .stack i').count()).toBe(8); // every status but 'sending'

@@ -456,15 +456,25 @@ function batchCard(b) {
   );
 }
 
+/** A batch whose batch job gave up before starting it: why, and how to start it again. */
+function notStartedCard(b) {
+  return el(
+    'div',
+    { class: 'problem' },
+    el('strong', {}, `Batch ${b.batchId} did not start (${formatNumber(b.prompts)} prompts, ${formatTime(b.at)})`),
+    el('div', { class: 'small' }, b.reason, ' — start it again with ', code(`npx mintpipe prompts recover ${b.batchId}`)),
+  );
+}
+
 async function loadBatches() {
   const target = $('batches');
   try {
-    const { batches } = await api('prompt-batches', { limit: 10 });
-    if (batches.length === 0) {
+    const { batches, notStarted = [] } = await api('prompt-batches', { limit: 10 });
+    if (batches.length === 0 && notStarted.length === 0) {
       target.replaceChildren(emptyState('No prompt batches yet', 'Send follow-up prompts to agent jobs with ', code('npx mintpipe prompts send prompts.jsonl --wait'), '.'));
       return;
     }
-    target.replaceChildren(...batches.map(batchCard));
+    target.replaceChildren(...notStarted.map(notStartedCard), ...batches.map(batchCard));
   } catch (err) {
     showProblem(target, 'Could not read prompt batches', err);
   }
