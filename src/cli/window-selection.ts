@@ -10,7 +10,7 @@ import { UsageError } from '../errors.js';
 import { requireDateRange } from '../export/date-range.js';
 import { projectDatasets } from '../export/nightly-plan.js';
 import { msToDay } from '../export/dates.js';
-import { parseGrain, parseProjectId, planWindows, refuseFutureWindows, type ExportWindow } from '../export/windows.js';
+import { parseGrain, parseProjectId, planWindows, refuseFutureWindows, type ExportWindow, type Grain } from '../export/windows.js';
 
 export interface WindowFlags {
   project: string[];
@@ -41,12 +41,20 @@ export interface SelectOptions {
   today?: string;
 }
 
-export function selectWindows(flags: WindowFlags, config: MintpipeConfig, options: SelectOptions = {}): ExportWindow[] {
-  if (flags.project.length === 0) throw new UsageError('--project: required (a Mintlify project id)');
+/**
+ * The checks of the flags alone, in the order they are said (the projects given, the dates, the
+ * grain): they need no config, Redis or warehouse, so a command can make them before it reaches any.
+ */
+export function checkWindowFlags(flags: WindowFlags, options: Pick<SelectOptions, 'datesRequired'> = {}): { projects: string[]; grain: Grain } {
   const projects = [...new Set(flags.project.map((p) => parseProjectId(p, '--project')))];
   // Checked before the datasets, as before: a missing date is the first thing to say.
   if (options.datesRequired !== false) requireDateRange(flags.from, flags.to);
-  const grain = parseGrain(flags.grain);
+  return { projects, grain: parseGrain(flags.grain) };
+}
+
+export function selectWindows(flags: WindowFlags, config: MintpipeConfig, options: SelectOptions = {}): ExportWindow[] {
+  if (flags.project.length === 0) throw new UsageError('--project: required (a Mintlify project id)');
+  const { projects, grain } = checkWindowFlags(flags, options);
   const today = options.today ?? msToDay(Date.now());
   return projects.flatMap((projectId) => {
     const datasets = selectDatasets(flags, projectId, config);

@@ -19,7 +19,7 @@ import { servedAssistant } from './datasets/assistant.js';
 import { windowThreads, type AssistantThread } from './datasets/assistant-threads.js';
 import { EMULATOR_DATASETS, type EmulatorDatasets } from './datasets/index.js';
 import { resolveEmulatorOptions, type EmulatorOptions, type ResolvedEmulatorOptions } from './emulator-options.js';
-import { startsAfterToday, type WindowRef } from './window-ref.js';
+import { makeWindowRef, type WindowRef } from './window-ref.js';
 
 /** Each dataset's truth, as its fixture computes it. */
 export type TruthByDataset = { [D in AnalyticsDataset]: ReturnType<EmulatorDatasets[D]['truth']> };
@@ -69,5 +69,5 @@ function windowRef(projectId: string, dateFrom: string, dateTo: string, revision
   const fromMs = parseApiDate(dateFrom);
   const toMs = parseApiDate(dateTo);
   if (fromMs === undefined || toMs === undefined || toMs <= fromMs) throw new RangeError(`invalid window ${dateFrom}..${dateTo}`);
-  return { projectId, dateFrom, dateTo, fromMs, toMs, revision, future: startsAfterToday(fromMs, nowMs) };
+  return makeWindowRef({ projectId, dateFrom, dateTo, fromMs, toMs }, revision, nowMs);
 }

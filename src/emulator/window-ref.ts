@@ -18,6 +18,11 @@ export interface WindowRef {
 const DAY_MS = 86_400_000;
 
 /** True when a window starting at `fromMs` starts after the UTC day of `nowMs`. */
-export function startsAfterToday(fromMs: number, nowMs: number): boolean {
+function startsAfterToday(fromMs: number, nowMs: number): boolean {
   return fromMs >= (Math.floor(nowMs / DAY_MS) + 1) * DAY_MS;
+}
+
+/** A window of a project at data revision `revision`, by the clock's day `nowMs`. */
+export function makeWindowRef(where: Omit<WindowRef, 'revision' | 'future'>, revision: number, nowMs: number): WindowRef {
+  return { ...where, revision, future: startsAfterToday(where.fromMs, nowMs) };
 }

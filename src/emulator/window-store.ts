@@ -5,7 +5,7 @@
  * window of every thread id served so far (a thread id names no window by itself).
  */
 import { LruCache } from './lru-cache.js';
-import { startsAfterToday, type WindowRef } from './window-ref.js';
+import { makeWindowRef, type WindowRef } from './window-ref.js';
 
 export class WindowStore {
   private readonly cache: LruCache<string, unknown>;
@@ -22,7 +22,7 @@ export class WindowStore {
 
   /** A window of the project as of its current revision, and of the clock's day (`nowMs`). */
   ref(projectId: string, dateFrom: string, dateTo: string, fromMs: number, toMs: number, nowMs: number): WindowRef {
-    return { projectId, dateFrom, dateTo, fromMs, toMs, revision: this.revision(projectId), future: startsAfterToday(fromMs, nowMs) };
+    return makeWindowRef({ projectId, dateFrom, dateTo, fromMs, toMs }, this.revision(projectId), nowMs);
   }
 
   /** Remembers that these thread ids belong to the window `ref`. */

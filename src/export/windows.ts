@@ -33,7 +33,7 @@ export function parseGrain(text: string): Grain {
   throw new UsageError(`--grain: expected one of ${GRAINS.join(', ')}, got "${text}"`);
 }
 
-/** Validates a project id as given on the command line or in a file (rules: api/project-id.ts). */
+/** Validates a project id as given on the command line or in a file (rules: config/project-id.ts). */
 export function parseProjectId(text: string, input: string): string {
   const id = text.trim();
   const problem = projectIdProblem(id);

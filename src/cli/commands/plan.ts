@@ -28,16 +28,9 @@ export function register(program: Command): void {
     .action(async (flags: WindowFlags & { format: string }) => {
       if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
       // Loaded here, not at the top: `--help` and usage errors load only commander.
-      const [{ loadContext }, { selectWindows }, { requireDateRange }, { parseGrain, parseProjectId }] = await Promise.all([
-        import('../command-context.js'),
-        import('../window-selection.js'),
-        import('../../export/date-range.js'),
-        import('../../export/windows.js'),
-      ]);
+      const [{ loadContext }, { checkWindowFlags, selectWindows }] = await Promise.all([import('../command-context.js'), import('../window-selection.js')]);
       // The flags first: a usage error is said without reaching Redis.
-      for (const project of flags.project) parseProjectId(project, '--project');
-      requireDateRange(flags.from, flags.to);
-      parseGrain(flags.grain);
+      checkWindowFlags(flags);
       const context = loadContext({ oneShot: true, usesApi: false });
       const running = await readRunning(context);
       const projects = flags.project.length > 0 ? flags.project : running.projects.length > 0 ? running.projects : context.config.export.projects;
