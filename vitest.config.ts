@@ -34,10 +34,13 @@ const SERVER_TESTS = [
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-redis.ts'],
-    // Each test file runs in its own process: the embedded ClickHouse engine binds a process to one
-    // data directory, and BullMQ workers / child processes are easier to reason about that way.
+    // Test files run in child processes, each reused for file after file (isolate: false): a file
+    // opens what it needs and closes it (test/support/test-stack.ts), and loading the modules once per
+    // process instead of once per file took ~75 CPU-s off a run (docs/benchmarks.md#test-suite). The
+    // embedded engine holds one data directory at a time per process: a file's stacks share one,
+    // and the next file's opens another once the last stack closed.
     pool: 'forks',
-    isolate: true,
+    isolate: false,
     fileParallelism: true,
     // Most of a file's time is spent waiting on child processes, Redis and timers, not on this
     // process: four files at a time keep two cores busy where two left them a third idle.
@@ -48,12 +51,8 @@ export default defineConfig({
     teardownTimeout: 30_000,
     // `vitest run` runs every project; `--project server` runs the server path alone.
     projects: [
-      // Unit tests start no server and open no engine: one process per worker runs them all, each file
-      // importing what the files before it already loaded (a process per file spent most of their time).
-      {
-        extends: true,
-        test: { name: 'unit', include: ['test/**/*.unit.test.ts'], isolate: false, globalSetup: [] },
-      },
+      // Unit tests start no server and open no engine: they need no Redis either.
+      { extends: true, test: { name: 'unit', include: ['test/**/*.unit.test.ts'], globalSetup: [] } },
       { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'], exclude: ['test/**/*.unit.test.ts', 'node_modules/**'] } },
       {
         extends: true,
