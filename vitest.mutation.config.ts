@@ -24,10 +24,12 @@ const config = mergeConfig(
     plugins: [
       {
         // Stryker's vitest runner asks for the threads pool, but the embedded ClickHouse engine
-        // allows one data directory per process, so test files must keep a process each.
+        // holds one data directory at a time per process: test files run in processes. Each keeps
+        // a process of its own here, as before `npm test` shared them (not tried under Stryker).
         name: 'mintpipe-mutation-forks',
         configureVitest({ project }) {
           project.config.pool = 'forks';
+          project.config.isolate = true;
         },
       },
     ],
