@@ -5,8 +5,7 @@
  */
 import { AuthError, isTerminalStatus, RateLimitedError, type AgentJob } from '../api/index.js';
 import { GET_RETRY, type PromptTiming } from './prompt-context.js';
-import type { PromptRecord } from './prompt-record.js';
-import { archivedAtOf } from './prompt-record.js';
+import { archivedAtOf, type PromptRecord } from './prompt-record.js';
 import { jobChanged } from './job-changes.js';
 import { errorText, formatDuration } from './describe.js';
 import { wait, type StepOutcome } from './step-outcome.js';
@@ -57,10 +56,7 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
 
 async function settle(scope: StepScope, record: PromptRecord, job: AgentJob, polls: number, observedActive: boolean): Promise<StepOutcome> {
   const common = { polls, observedActive, lastStatus: job.status, prLink: job.prLink, lastArchivedAt: archivedAtOf(job.archivedAt) };
-  if (record.status === 'polling') {
-    if (job.status === 'active') throw new Error('unreachable: active is not terminal');
-    return scope.finish(record, job.status, { ...common, error: null });
-  }
+  if (record.status === 'polling' && job.status !== 'active') return scope.finish(record, job.status, { ...common, error: null });
   const before = record.before;
   const moved = observedActive || (before !== undefined && jobChanged(before, { status: job.status, prLink: job.prLink, archivedAt: archivedAtOf(job.archivedAt) }).length > 0);
   // Without a sign the message was processed, the pull request is the job's earlier work.
