@@ -9,15 +9,13 @@ import {
   InvalidRequestError,
   isTerminalStatus,
   MintlifyApiError,
-  NetworkError,
   NotFoundError,
   RateLimitedError,
   type AgentJob,
 } from '../api/index.js';
 import { errorText, formatDuration } from './describe.js';
 import { backoffMs, GET_RETRY } from './prompt-context.js';
-import type { PromptRecord } from './prompt-record.js';
-import { archivedAtOf } from './prompt-record.js';
+import { archivedAtOf, type PromptRecord } from './prompt-record.js';
 import type { StepScope } from './step-scope.js';
 import { wait, type StepOutcome } from './step-outcome.js';
 
@@ -39,10 +37,10 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
   }
 
   let job: AgentJob;
+  ctx.observer.polled?.();
   try {
     job = await ctx.client.getAgentJob(record.projectId, jobId, { retry: GET_RETRY, logger: scope.logger });
   } catch (err) {
-    ctx.observer.polled?.();
     if (err instanceof NotFoundError || err instanceof InvalidRequestError) {
       return scope.finish(record, 'rejected', { error: `not sent: ${errorText(err)}`, jobId });
     }
@@ -50,7 +48,6 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
     if (err instanceof AuthError || !(err instanceof MintlifyApiError)) throw err;
     return failedAttempt(scope, record, err);
   }
-  ctx.observer.polled?.();
 
   if (job.status === 'archived') return scope.finish(record, 'rejected', { error: 'not sent: the agent job is archived', jobId });
   const now = ctx.now();
@@ -68,7 +65,8 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
 /** Budget, claim, and the one POST: a message to `jobId`, or a create when there is none. */
 async function post(scope: StepScope, record: PromptRecord, jobId: string | undefined, before: string | null): Promise<StepOutcome> {
   const { ctx } = scope;
-  const take = await ctx.budget(record.projectId, record.kind).tryTake();
+  const budget = ctx.budget(record.projectId, record.kind);
+  const take = await budget.tryTake();
   if (!take.granted) return wait(take.waitMs, `${record.kind} budget spent`);
 
   const token = randomBytes(8).toString('hex');
@@ -94,7 +92,6 @@ async function post(scope: StepScope, record: PromptRecord, jobId: string | unde
   let answer: AgentJob;
   try {
     ctx.observer.sent?.();
-    const budget = ctx.budget(record.projectId, record.kind);
     const call = { retry: false as const, logger: scope.logger, afterAttempt: () => budget.settle(take.slot), onNotSent: () => budget.giveBack(take.slot) };
     answer = jobId
       ? await ctx.client.sendMessage(record.projectId, jobId, record.prompt, call)
@@ -126,11 +123,6 @@ async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown)
     if (!back.ok) return { kind: 'skipped', reason: back.reason };
     return wait(err.retryAfterMs, 'rate limited (429)');
   }
-  if (err instanceof NetworkError && !err.requestSent) {
-    const back = await scope.move(sending, 'queued', unsent);
-    if (!back.ok) return { kind: 'skipped', reason: back.reason };
-    return failedAttempt(scope, back.record, err);
-  }
   if (err instanceof InvalidRequestError || err instanceof NotFoundError) {
     return scope.finish(sending, 'rejected', { ...unsent, error: errorText(err) });
   }
@@ -138,6 +130,11 @@ async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown)
     // Not sent; the queue's error handling ends it (a key problem).
     await scope.move(sending, 'queued', { ...unsent, error: `not sent: ${errorText(err)}` });
     throw err;
+  }
+  if (err instanceof MintlifyApiError && !err.mayHaveReachedServer) {
+    const back = await scope.move(sending, 'queued', unsent);
+    if (!back.ok) return { kind: 'skipped', reason: back.reason };
+    return failedAttempt(scope, back.record, err);
   }
   const cause = errorText(err instanceof AmbiguousSendError && err.cause !== undefined ? err.cause : err);
   return ambiguousSend(scope, sending, `the create may have been performed (${cause})`, `the send may have been received (${cause})`);
