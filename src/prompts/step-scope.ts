@@ -90,9 +90,7 @@ export class StepScope {
     return outcome;
   }
 
-  /** Writes this run's changes to the warehouse. */
-  async flush(): Promise<void> {
-    const records = this.changed.splice(0);
-    await this.ctx.writer.write(records);
+  flush(): Promise<void> {
+    return this.ctx.writer.write(this.changed.splice(0));
   }
 }
