@@ -12,7 +12,6 @@ import type { Queue } from 'bullmq';
  * the prompt still open (it stalled too often): a re-run unblocks its lane. `fresh` heads had no job before.
  */
 export async function repairLaneHeads(store: PromptStore, queue: Queue, headIds: readonly string[], fresh: ReadonlySet<string> = new Set()): Promise<void> {
-  if (headIds.length === 0) return;
   const heads = (await store.readMany(headIds)).filter((r): r is PromptRecord => r !== undefined);
   await addPromptJobs(queue, heads);
   const open = heads.filter((r) => !r.done && !fresh.has(r.promptId));
@@ -34,14 +33,12 @@ export type SendNow = (head: PromptRecord) => Promise<number>;
  * `guardMs`, then moved to its first poll (or to now, when the send failed).
  */
 export async function sendWithGuards(queue: Queue, heads: readonly PromptRecord[], guardMs: number, send: SendNow): Promise<void> {
-  if (heads.length === 0) return;
   const guards = await addPromptJobs(queue, heads, { delayMs: guardMs });
   await Promise.all(
     heads.map(async (head, i) => {
       // A send that failed leaves its job due now, to take over from where the send stopped.
       const delayMs = await send(head).catch(() => 0);
-      const guard = guards[i];
-      if (guard) await rescheduleDelayedPromptJob(guard, delayMs);
+      await rescheduleDelayedPromptJob(guards[i]!, delayMs);
     }),
   );
 }

@@ -3,9 +3,8 @@
  * states, enters the lanes and starts their heads. Idempotent: a re-run fills in only what is missing.
  */
 import { repairLaneHeads, sendWithGuards } from './lanes.js';
-import { clearFinishedPromptJobs } from './prompt-jobs.js';
 import type { PromptContext } from './prompt-context.js';
-import type { BatchJobData } from './prompt-jobs.js';
+import { clearFinishedPromptJobs, type BatchJobData } from './prompt-jobs.js';
 import type { PromptRecord } from './prompt-record.js';
 import { sendInThisRun } from './prompt-step.js';
 import { rebuildBatch } from './rebuild-batch.js';

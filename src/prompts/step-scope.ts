@@ -40,8 +40,7 @@ export class StepScope {
     if (result.ok) {
       this.changed.push(result.record);
       this.ctx.observer.statusChanged?.(to);
-      const level = done ? 'info' : 'debug';
-      this.logger[level]({ event: 'prompt.status', from: record.status, status: to, done, error: result.record.error }, 'prompt status');
+      this.logger[done ? 'info' : 'debug']({ event: 'prompt.status', from: record.status, status: to, done, error: result.record.error }, 'prompt status');
     } else {
       this.logger.warn({ event: 'prompt.transition_refused', from: record.status, to, reason: result.reason, current: result.status }, 'prompt moved on elsewhere');
     }
