@@ -8,8 +8,7 @@ import { GET_RETRY, type PromptTiming } from './prompt-context.js';
 import { archivedAtOf, type PromptRecord } from './prompt-record.js';
 import { jobChanged } from './job-changes.js';
 import { errorText, formatDuration } from './describe.js';
-import { wait, type StepOutcome } from './step-outcome.js';
-import type { StepScope } from './step-scope.js';
+import { wait, type StepOutcome, type StepScope } from './step-scope.js';
 
 /** Whether a terminal look is this send's outcome, not the job's state from before it. */
 function isOutcomeOfThisSend(record: PromptRecord, job: AgentJob, observedActive: boolean, polls: number, sinceSendMs: number, timing: PromptTiming): boolean {

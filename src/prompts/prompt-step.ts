@@ -8,8 +8,7 @@ import type { PromptContext } from './prompt-context.js';
 import type { PromptJobData } from './prompt-jobs.js';
 import type { PromptRecord } from './prompt-record.js';
 import { ambiguousSend, sendStep } from './send-prompt.js';
-import { wait, type StepOutcome } from './step-outcome.js';
-import { StepScope } from './step-scope.js';
+import { StepScope, wait, type StepOutcome } from './step-scope.js';
 
 type Step = (scope: StepScope, record: PromptRecord) => Promise<StepOutcome>;
 

@@ -16,8 +16,7 @@ import {
 import { errorText, formatDuration } from './describe.js';
 import { backoffMs, GET_RETRY } from './prompt-context.js';
 import { archivedAtOf, type PromptRecord } from './prompt-record.js';
-import type { StepScope } from './step-scope.js';
-import { wait, type StepOutcome } from './step-outcome.js';
+import { wait, type StepOutcome, type StepScope } from './step-scope.js';
 
 /** How long the look of the prompt ahead in the lane stands in for a check of our own. */
 const FRESH_LOOK_MS = 1000;
