@@ -7,7 +7,6 @@ import {
   AmbiguousSendError,
   AuthError,
   InvalidRequestError,
-  isTerminalStatus,
   MintlifyApiError,
   NotFoundError,
   RateLimitedError,
@@ -31,7 +30,7 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
   const jobId = record.jobId || (record.chainHead && (await ctx.store.read(record.chainHead))?.jobId);
   if (!jobId) return scope.finish(record, 'skipped', { error: 'not sent: the agent job of its chain is not known' });
   const seen = record.before;
-  if (seen && record.checkedAtMs !== undefined && ctx.now() - record.checkedAtMs <= FRESH_LOOK_MS && isTerminalStatus(seen.status) && seen.status !== 'archived') {
+  if (seen && record.checkedAtMs !== undefined && ctx.now() - record.checkedAtMs <= FRESH_LOOK_MS && (seen.status === 'completed' || seen.status === 'failed')) {
     return post(scope, record, jobId, JSON.stringify(seen));
   }
 

@@ -90,6 +90,16 @@ describe('the check before a message', () => {
     expect(messagesTo('send-fresh')).toBe(1);
   });
 
+  it('looks at the job itself when the fresh look of the prompt ahead saw it active or archived', async () => {
+    for (const status of ['active', 'archived'] as const) {
+      const [head] = await lane(`send-fresh-${status}`);
+      const look = { ...head!, before: { status, prLink: null }, checkedAtMs: ctx.now() } as PromptRecord;
+      const gets = stack.emulator.counters.snapshot().jobRequests;
+      await send(look);
+      expect(stack.emulator.counters.snapshot().jobRequests).toBe(gets + 1);
+    }
+  });
+
   it('looks at the job itself when the look of the prompt ahead is older than a second', async () => {
     const [head] = await lane('send-stale');
     const stale = { ...head!, before: { status: 'completed', prLink: null }, checkedAtMs: ctx.now() - 1500 } as PromptRecord;
