@@ -22,14 +22,12 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
   const sentAtMs = record.sentAtMs ?? ctx.now();
   const deadlineMs = sentAtMs + ctx.timing.deadlineMs;
 
-  let job: AgentJob | undefined;
   let pollError: unknown;
-  try {
-    job = await ctx.client.getAgentJob(record.projectId, record.jobId, { retry: GET_RETRY, logger: scope.logger });
-  } catch (err) {
+  const job = await ctx.client.getAgentJob(record.projectId, record.jobId, { retry: GET_RETRY, logger: scope.logger }).catch((err: unknown) => {
     if (err instanceof AuthError) throw err;
     pollError = err;
-  }
+    return undefined;
+  });
   ctx.observer.polled?.();
   const polls = record.polls + 1;
   const now = ctx.now();
