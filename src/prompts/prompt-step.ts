@@ -10,8 +10,6 @@ import type { PromptRecord } from './prompt-record.js';
 import { ambiguousSend, sendStep } from './send-prompt.js';
 import { StepScope, wait, type StepOutcome } from './step-scope.js';
 
-type Step = (scope: StepScope, record: PromptRecord) => Promise<StepOutcome>;
-
 export async function runPromptStep(ctx: PromptContext, data: PromptJobData): Promise<StepOutcome> {
   const record = await ctx.store.read(data.promptId);
   if (!record) return { kind: 'skipped', reason: 'prompt not found' };
@@ -35,7 +33,7 @@ export async function sendInThisRun(ctx: PromptContext, head: PromptRecord, pare
 }
 
 /** The one runner of a step, whoever starts it: the step, the hand-over if it ended, the writes. */
-async function runStep(ctx: PromptContext, record: PromptRecord, step: Step, parent?: StepScope): Promise<StepOutcome> {
+async function runStep(ctx: PromptContext, record: PromptRecord, step: typeof advance, parent?: StepScope): Promise<StepOutcome> {
   const scope = new StepScope(ctx, record, parent);
   return scope.runAndWrite(async () => {
     const outcome = await step(scope, record);

@@ -112,11 +112,10 @@ async function post(scope: StepScope, record: PromptRecord, jobId: string | unde
 }
 
 async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown): Promise<StepOutcome> {
-  const { ctx } = scope;
   const unsent = { sentAt: null, before: null };
   if (err instanceof RateLimitedError) {
     // Someone else spent the project's budget: everyone waits.
-    await ctx.budget(sending.projectId, sending.kind).pause(err.retryAfterMs);
+    await scope.ctx.budget(sending.projectId, sending.kind).pause(err.retryAfterMs);
     const back = await scope.move(sending, 'queued', { ...unsent, error: `not sent yet: ${errorText(err)}` });
     if (!back.ok) return { kind: 'skipped', reason: back.reason };
     return wait(err.retryAfterMs, 'rate limited (429)');
