@@ -2,7 +2,7 @@
  * One run of a prompt job: the next step from the prompt's status (the moves and the re-run that
  * finds `sending`: docs/design.md#the-prompt-engine).
  */
-import { handOver } from './hand-over.js';
+import { handOver } from './lanes.js';
 import { pollStep } from './poll-agent-job.js';
 import type { PromptContext } from './prompt-context.js';
 import type { PromptJobData } from './prompt-jobs.js';
