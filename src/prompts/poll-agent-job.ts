@@ -12,8 +12,7 @@ import { wait, type StepOutcome, type StepScope } from './step-scope.js';
 
 /** Whether a terminal look is this send's outcome, not the job's state from before it. */
 function isOutcomeOfThisSend(record: PromptRecord, job: AgentJob, observedActive: boolean, polls: number, sinceSendMs: number, timing: PromptTiming): boolean {
-  const before = record.before;
-  if (observedActive || !before || job.status !== before.status || job.prLink !== before.prLink) return true;
+  if (observedActive || !record.before || job.status !== record.before.status || job.prLink !== record.before.prLink) return true;
   return polls >= timing.unchangedPollsToSettle && sinceSendMs >= timing.settleMs;
 }
 

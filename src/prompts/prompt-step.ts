@@ -1,7 +1,4 @@
-/**
- * One run of a prompt job: the next step from the prompt's status (the moves and the re-run that
- * finds `sending`: docs/design.md#the-prompt-engine).
- */
+/** One run of a prompt job: the next step from the prompt's status (docs/design.md#the-prompt-engine). */
 import { handOver } from './lanes.js';
 import { pollStep } from './poll-agent-job.js';
 import type { PromptContext } from './prompt-context.js';
@@ -66,8 +63,7 @@ async function advance(scope: StepScope, record: PromptRecord): Promise<StepOutc
 async function sendingFound(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
   const inFlightUntil = (record.sentAtMs ?? 0) + scope.ctx.timing.sendGuardMs;
   if (scope.ctx.now() < inFlightUntil) return wait(inFlightUntil - scope.ctx.now(), 'a send may still be in flight');
-  const stopped = 'the worker stopped while';
-  return ambiguousSend(scope, record, `${stopped} creating the agent job; the create may have been performed`, `${stopped} sending; the message may have been received`);
+  return ambiguousSend(scope, record, 'the worker stopped while creating the agent job; the create may have been performed', 'the worker stopped while sending; the message may have been received');
 }
 
 /** The step of a prompt job the queue gave up on: the outcome is what is known so far. */
