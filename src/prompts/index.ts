@@ -36,7 +36,7 @@ export { createPromptContext, GET_RETRY, type PromptContext, type PromptTiming }
 export { runPromptStep, abandonPrompt } from './prompt-step.js';
 export { startBatch, type StartedBatch } from './start-batch.js';
 export { BATCH_JOB, PROMPT_JOB, batchJobId, promptJobId, type BatchJobData, type PromptJobData } from './prompt-jobs.js';
-export type { StepOutcome } from './step-outcome.js';
+export type { StepOutcome } from './step-scope.js';
 export { PromptStore } from './prompt-store.js';
 export type { PromptRecord } from './prompt-record.js';
 export { allDelivered, failureLine, formatBatchReport, progressLine } from './format-batch.js';

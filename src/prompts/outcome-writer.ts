@@ -89,7 +89,8 @@ export class OutcomeWriter {
         }
         // Stored: callers go on; the marks only spare a later run writing the same states again.
         for (const p of group) p.resolve();
-        await this.store.markSyncedMany(highestVersions(records)).catch((err: unknown) => {
+        // A prompt changed twice in the group is marked twice: the mark keeps the higher version.
+        await this.store.markSyncedMany(records.map(({ promptId, version }) => ({ promptId, version }))).catch((err: unknown) => {
           this.logger.warn({ event: 'prompt_synced_marks_failed', rows, err }, 'stored events not marked synced; a later run writes them again');
         });
       }
@@ -97,10 +98,4 @@ export class OutcomeWriter {
       this.flushing = undefined;
     }
   }
-}
-
-function highestVersions(records: readonly PromptRecord[]): Array<{ promptId: string; version: number }> {
-  const highest = new Map<string, number>();
-  for (const r of records) highest.set(r.promptId, Math.max(highest.get(r.promptId) ?? 0, r.version));
-  return [...highest].map(([promptId, version]) => ({ promptId, version }));
 }

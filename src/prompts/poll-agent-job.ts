@@ -5,17 +5,14 @@
  */
 import { AuthError, isTerminalStatus, RateLimitedError, type AgentJob } from '../api/index.js';
 import { GET_RETRY, type PromptTiming } from './prompt-context.js';
-import type { PromptRecord } from './prompt-record.js';
-import { archivedAtOf } from './prompt-record.js';
+import { archivedAtOf, type PromptRecord } from './prompt-record.js';
 import { jobChanged } from './job-changes.js';
 import { errorText, formatDuration } from './describe.js';
-import { wait, type StepOutcome } from './step-outcome.js';
-import type { StepScope } from './step-scope.js';
+import { wait, type StepOutcome, type StepScope } from './step-scope.js';
 
 /** Whether a terminal look is this send's outcome, not the job's state from before it. */
 function isOutcomeOfThisSend(record: PromptRecord, job: AgentJob, observedActive: boolean, polls: number, sinceSendMs: number, timing: PromptTiming): boolean {
-  const before = record.before;
-  if (observedActive || !before || job.status !== before.status || job.prLink !== before.prLink) return true;
+  if (observedActive || !record.before || job.status !== record.before.status || job.prLink !== record.before.prLink) return true;
   return polls >= timing.unchangedPollsToSettle && sinceSendMs >= timing.settleMs;
 }
 
@@ -24,14 +21,12 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
   const sentAtMs = record.sentAtMs ?? ctx.now();
   const deadlineMs = sentAtMs + ctx.timing.deadlineMs;
 
-  let job: AgentJob | undefined;
   let pollError: unknown;
-  try {
-    job = await ctx.client.getAgentJob(record.projectId, record.jobId, { retry: GET_RETRY, logger: scope.logger });
-  } catch (err) {
+  const job = await ctx.client.getAgentJob(record.projectId, record.jobId, { retry: GET_RETRY, logger: scope.logger }).catch((err: unknown) => {
     if (err instanceof AuthError) throw err;
     pollError = err;
-  }
+    return undefined;
+  });
   ctx.observer.polled?.();
   const polls = record.polls + 1;
   const now = ctx.now();
@@ -57,10 +52,7 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
 
 async function settle(scope: StepScope, record: PromptRecord, job: AgentJob, polls: number, observedActive: boolean): Promise<StepOutcome> {
   const common = { polls, observedActive, lastStatus: job.status, prLink: job.prLink, lastArchivedAt: archivedAtOf(job.archivedAt) };
-  if (record.status === 'polling') {
-    if (job.status === 'active') throw new Error('unreachable: active is not terminal');
-    return scope.finish(record, job.status, { ...common, error: null });
-  }
+  if (record.status === 'polling' && job.status !== 'active') return scope.finish(record, job.status, { ...common, error: null });
   const before = record.before;
   const moved = observedActive || (before !== undefined && jobChanged(before, { status: job.status, prLink: job.prLink, archivedAt: archivedAtOf(job.archivedAt) }).length > 0);
   // Without a sign the message was processed, the pull request is the job's earlier work.

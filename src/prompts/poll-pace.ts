@@ -22,20 +22,17 @@ interface PacedPrompt {
 }
 
 export class PollPace {
-  private readonly runs = new Map<string, number[]>();
-  /** Each key's runs, sorted: made again only after a new run was seen (every poll reads it). */
-  private readonly sortedRuns = new Map<string, number[]>();
+  /** Per (project, kind): the latest runs in the order seen, and sorted once per run seen (every poll reads them). */
+  private readonly runs = new Map<string, { latest: number[]; sorted: number[] }>();
 
   constructor(private readonly timing: PromptTiming) {}
 
   /** A run seen ending: it was still active `lastActiveMs` after the send and over at `endedByMs`. */
   observe(prompt: PacedPrompt, lastActiveMs: number, endedByMs: number): void {
     const key = keyOf(prompt);
-    const runs = this.runs.get(key) ?? [];
-    runs.push(Math.max(0, (lastActiveMs + endedByMs) / 2));
-    if (runs.length > SAMPLES) runs.shift();
-    this.runs.set(key, runs);
-    this.sortedRuns.delete(key);
+    const run = Math.max(0, (lastActiveMs + endedByMs) / 2);
+    const latest = [...(this.runs.get(key)?.latest ?? []), run].slice(-SAMPLES);
+    this.runs.set(key, { latest, sorted: [...latest].sort((a, b) => a - b) });
   }
 
   /** Delay from the send to the first poll. */
@@ -59,14 +56,8 @@ export class PollPace {
   }
 
   private sorted(prompt: PacedPrompt): readonly number[] | undefined {
-    const key = keyOf(prompt);
-    const cached = this.sortedRuns.get(key);
-    if (cached) return cached;
-    const runs = this.runs.get(key);
-    if (!runs || runs.length < MIN_SAMPLES) return undefined;
-    const sorted = [...runs].sort((a, b) => a - b);
-    this.sortedRuns.set(key, sorted);
-    return sorted;
+    const runs = this.runs.get(keyOf(prompt));
+    return runs && runs.latest.length >= MIN_SAMPLES ? runs.sorted : undefined;
   }
 }
 

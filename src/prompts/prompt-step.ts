@@ -1,21 +1,23 @@
-/**
- * One run of a prompt job: the next step from the prompt's status (the moves and the re-run that
- * finds `sending`: docs/design.md#the-prompt-engine).
- */
-import { handOver } from './hand-over.js';
+/** One run of a prompt job: the next step from the prompt's status (docs/design.md#the-prompt-engine). */
+import { handOver } from './lanes.js';
 import { pollStep } from './poll-agent-job.js';
 import type { PromptContext } from './prompt-context.js';
 import type { PromptJobData } from './prompt-jobs.js';
 import type { PromptRecord } from './prompt-record.js';
 import { ambiguousSend, sendStep } from './send-prompt.js';
-import { wait, type StepOutcome } from './step-outcome.js';
-import { StepScope } from './step-scope.js';
+import { StepScope, wait, type StepOutcome } from './step-scope.js';
 
 export async function runPromptStep(ctx: PromptContext, data: PromptJobData): Promise<StepOutcome> {
   const record = await ctx.store.read(data.promptId);
   if (!record) return { kind: 'skipped', reason: 'prompt not found' };
   if (record.attempt !== data.attempt) return { kind: 'skipped', reason: `attempt ${data.attempt} was superseded by ${record.attempt}` };
-  return runStep(ctx, record);
+  return runStep(ctx, record, advance);
+}
+
+/** The queue gave up on a prompt job: it ends with what is known, and its lane moves on. */
+export async function abandonPrompt(ctx: PromptContext, data: PromptJobData, reason: string): Promise<void> {
+  const record = await ctx.store.read(data.promptId);
+  if (record?.attempt === data.attempt) await runStep(ctx, record, (scope) => giveUp(scope, record, reason));
 }
 
 /**
@@ -23,22 +25,18 @@ export async function runPromptStep(ctx: PromptContext, data: PromptJobData): Pr
  * handed the lane on; returns the delay to the first poll (0 when it ended: its job hands over).
  */
 export async function sendInThisRun(ctx: PromptContext, head: PromptRecord, parent?: StepScope): Promise<number> {
-  const outcome = await runStep(ctx, head, parent);
+  const outcome = await runStep(ctx, head, advance, parent);
   return outcome.kind === 'wait' ? outcome.delayMs : 0;
 }
 
 /** The one runner of a step, whoever starts it: the step, the hand-over if it ended, the writes. */
-async function runStep(ctx: PromptContext, record: PromptRecord, parent?: StepScope): Promise<StepOutcome> {
+async function runStep(ctx: PromptContext, record: PromptRecord, step: typeof advance, parent?: StepScope): Promise<StepOutcome> {
   const scope = new StepScope(ctx, record, parent);
   return scope.runAndWrite(async () => {
-    const outcome = await advance(scope, record);
-    await handOverIfEnded(scope);
+    const outcome = await step(scope, record);
+    if (scope.ended) await handOver(scope, scope.ended, (head) => sendInThisRun(ctx, head, scope));
     return outcome;
   });
-}
-
-async function handOverIfEnded(scope: StepScope): Promise<void> {
-  if (scope.ended) await handOver(scope, scope.ended, (head) => sendInThisRun(scope.ctx, head, scope));
 }
 
 async function advance(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
@@ -65,25 +63,14 @@ async function advance(scope: StepScope, record: PromptRecord): Promise<StepOutc
 async function sendingFound(scope: StepScope, record: PromptRecord): Promise<StepOutcome> {
   const inFlightUntil = (record.sentAtMs ?? 0) + scope.ctx.timing.sendGuardMs;
   if (scope.ctx.now() < inFlightUntil) return wait(inFlightUntil - scope.ctx.now(), 'a send may still be in flight');
-  const stopped = 'the worker stopped while';
-  return ambiguousSend(scope, record, `${stopped} creating the agent job; the create may have been performed`, `${stopped} sending; the message may have been received`);
+  return ambiguousSend(scope, record, 'the worker stopped while creating the agent job; the create may have been performed', 'the worker stopped while sending; the message may have been received');
 }
 
-/** The queue gave up on a prompt job: it ends with what is known, and its lane moves on. */
-export async function abandonPrompt(ctx: PromptContext, data: PromptJobData, reason: string): Promise<void> {
-  const record = await ctx.store.read(data.promptId);
-  if (!record || record.attempt !== data.attempt) return;
-  const scope = new StepScope(ctx, record);
-  if (record.done) {
-    scope.ended = record;
-  } else if (record.status === 'queued') {
-    await scope.finish(record, 'rejected', { error: `not sent: ${reason}` });
-  } else if (record.status === 'polling') {
-    await scope.finish(record, 'timed_out', { error: `polling stopped: ${reason}` });
-  } else {
-    // sending or ambiguous: whether it was received is unknown.
-    await scope.finish(record, 'ambiguous', { error: `${record.error ? `${record.error}; ` : ''}gave up: ${reason}` });
-  }
-  await handOverIfEnded(scope);
-  await scope.flush();
+/** The step of a prompt job the queue gave up on: the outcome is what is known so far. */
+async function giveUp(scope: StepScope, record: PromptRecord, reason: string): Promise<StepOutcome> {
+  if (record.done) return advance(scope, record);
+  if (record.status === 'queued') return scope.finish(record, 'rejected', { error: `not sent: ${reason}` });
+  if (record.status === 'polling') return scope.finish(record, 'timed_out', { error: `polling stopped: ${reason}` });
+  // sending or ambiguous: whether it was received is unknown.
+  return scope.finish(record, 'ambiguous', { error: `${record.error ? `${record.error}; ` : ''}gave up: ${reason}` });
 }

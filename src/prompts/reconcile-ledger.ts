@@ -7,13 +7,10 @@ import { readPromptLedger, type LedgerEntry } from '../warehouse/index.js';
 import type { PromptContext } from './prompt-context.js';
 import type { PromptRecord } from './prompt-record.js';
 import { FINAL_STATUSES, type PromptStatus } from './prompt-status.js';
-import type { BatchMeta, FieldChanges } from './prompt-store.js';
+import type { BatchMeta, PromptStore } from './prompt-store.js';
 
-interface Adoption {
-  status: PromptStatus;
-  done: boolean;
-  set: FieldChanges;
-}
+/** The state a prompt takes from the ledger, as the store's adopt takes it. */
+type Adoption = Omit<Parameters<PromptStore['adopt']>[1], 'minVersion' | 'attempt'>;
 
 export interface ReconcileResult {
   /** The batch's records, with the adopted ones replaced. */
@@ -24,13 +21,9 @@ export interface ReconcileResult {
   startedBefore: boolean;
 }
 
-/** A prompt that never moved in Redis: the ledger may know more. */
-function isUntouched(r: PromptRecord): boolean {
-  return r.status === 'queued' && !r.laned && !r.done && r.attempt === 0;
-}
-
 export async function reconcileWithLedger(ctx: PromptContext, meta: Pick<BatchMeta, 'batchId' | 'forced'>, records: readonly PromptRecord[]): Promise<ReconcileResult> {
-  const untouched = records.filter(isUntouched);
+  // Prompts that never moved in Redis: the ledger may know more.
+  const untouched = records.filter((r) => r.status === 'queued' && !r.laned && !r.done && r.attempt === 0);
   if (untouched.length === 0) return { records: [...records], adopted: 0, startedBefore: false };
   const entries = await readPromptLedger(ctx.warehouse, {
     promptIds: untouched.map((r) => r.promptId),
@@ -47,8 +40,7 @@ export async function reconcileWithLedger(ctx: PromptContext, meta: Pick<BatchMe
   /** Chains (by first prompt) stopped at a step that did not complete: why. */
   const stopped = new Map<string, string>();
   let adopted = 0;
-  for (const record of [...records].sort((a, b) => a.position - b.position)) {
-    if (!isUntouched(record)) continue;
+  for (const record of untouched.sort((a, b) => a.position - b.position)) {
     const mine = own.get(record.promptId);
     // A keyed row: the dedupe window at submit decided it goes; a takeover would undo that.
     const others = meta.forced || !record.identity || record.key !== undefined ? [] : (byIdentity.get(record.identity) ?? []).filter((e) => e !== mine);

@@ -7,19 +7,15 @@ import {
   AmbiguousSendError,
   AuthError,
   InvalidRequestError,
-  isTerminalStatus,
   MintlifyApiError,
-  NetworkError,
   NotFoundError,
   RateLimitedError,
   type AgentJob,
 } from '../api/index.js';
 import { errorText, formatDuration } from './describe.js';
 import { backoffMs, GET_RETRY } from './prompt-context.js';
-import type { PromptRecord } from './prompt-record.js';
-import { archivedAtOf } from './prompt-record.js';
-import type { StepScope } from './step-scope.js';
-import { wait, type StepOutcome } from './step-outcome.js';
+import { archivedAtOf, type PromptRecord } from './prompt-record.js';
+import { wait, type StepOutcome, type StepScope } from './step-scope.js';
 
 /** How long the look of the prompt ahead in the lane stands in for a check of our own. */
 const FRESH_LOOK_MS = 1000;
@@ -34,15 +30,15 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
   const jobId = record.jobId || (record.chainHead && (await ctx.store.read(record.chainHead))?.jobId);
   if (!jobId) return scope.finish(record, 'skipped', { error: 'not sent: the agent job of its chain is not known' });
   const seen = record.before;
-  if (seen && record.checkedAtMs !== undefined && ctx.now() - record.checkedAtMs <= FRESH_LOOK_MS && isTerminalStatus(seen.status) && seen.status !== 'archived') {
+  if (seen && record.checkedAtMs !== undefined && ctx.now() - record.checkedAtMs <= FRESH_LOOK_MS && (seen.status === 'completed' || seen.status === 'failed')) {
     return post(scope, record, jobId, JSON.stringify(seen));
   }
 
   let job: AgentJob;
+  ctx.observer.polled?.();
   try {
     job = await ctx.client.getAgentJob(record.projectId, jobId, { retry: GET_RETRY, logger: scope.logger });
   } catch (err) {
-    ctx.observer.polled?.();
     if (err instanceof NotFoundError || err instanceof InvalidRequestError) {
       return scope.finish(record, 'rejected', { error: `not sent: ${errorText(err)}`, jobId });
     }
@@ -50,7 +46,6 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
     if (err instanceof AuthError || !(err instanceof MintlifyApiError)) throw err;
     return failedAttempt(scope, record, err);
   }
-  ctx.observer.polled?.();
 
   if (job.status === 'archived') return scope.finish(record, 'rejected', { error: 'not sent: the agent job is archived', jobId });
   const now = ctx.now();
@@ -68,7 +63,8 @@ export async function sendStep(scope: StepScope, record: PromptRecord): Promise<
 /** Budget, claim, and the one POST: a message to `jobId`, or a create when there is none. */
 async function post(scope: StepScope, record: PromptRecord, jobId: string | undefined, before: string | null): Promise<StepOutcome> {
   const { ctx } = scope;
-  const take = await ctx.budget(record.projectId, record.kind).tryTake();
+  const budget = ctx.budget(record.projectId, record.kind);
+  const take = await budget.tryTake();
   if (!take.granted) return wait(take.waitMs, `${record.kind} budget spent`);
 
   const token = randomBytes(8).toString('hex');
@@ -94,7 +90,6 @@ async function post(scope: StepScope, record: PromptRecord, jobId: string | unde
   let answer: AgentJob;
   try {
     ctx.observer.sent?.();
-    const budget = ctx.budget(record.projectId, record.kind);
     const call = { retry: false as const, logger: scope.logger, afterAttempt: () => budget.settle(take.slot), onNotSent: () => budget.giveBack(take.slot) };
     answer = jobId
       ? await ctx.client.sendMessage(record.projectId, jobId, record.prompt, call)
@@ -117,19 +112,13 @@ async function post(scope: StepScope, record: PromptRecord, jobId: string | unde
 }
 
 async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown): Promise<StepOutcome> {
-  const { ctx } = scope;
   const unsent = { sentAt: null, before: null };
   if (err instanceof RateLimitedError) {
     // Someone else spent the project's budget: everyone waits.
-    await ctx.budget(sending.projectId, sending.kind).pause(err.retryAfterMs);
+    await scope.ctx.budget(sending.projectId, sending.kind).pause(err.retryAfterMs);
     const back = await scope.move(sending, 'queued', { ...unsent, error: `not sent yet: ${errorText(err)}` });
     if (!back.ok) return { kind: 'skipped', reason: back.reason };
     return wait(err.retryAfterMs, 'rate limited (429)');
-  }
-  if (err instanceof NetworkError && !err.requestSent) {
-    const back = await scope.move(sending, 'queued', unsent);
-    if (!back.ok) return { kind: 'skipped', reason: back.reason };
-    return failedAttempt(scope, back.record, err);
   }
   if (err instanceof InvalidRequestError || err instanceof NotFoundError) {
     return scope.finish(sending, 'rejected', { ...unsent, error: errorText(err) });
@@ -138,6 +127,11 @@ async function sendFailed(scope: StepScope, sending: PromptRecord, err: unknown)
     // Not sent; the queue's error handling ends it (a key problem).
     await scope.move(sending, 'queued', { ...unsent, error: `not sent: ${errorText(err)}` });
     throw err;
+  }
+  if (err instanceof MintlifyApiError && !err.mayHaveReachedServer) {
+    const back = await scope.move(sending, 'queued', unsent);
+    if (!back.ok) return { kind: 'skipped', reason: back.reason };
+    return failedAttempt(scope, back.record, err);
   }
   const cause = errorText(err instanceof AmbiguousSendError && err.cause !== undefined ? err.cause : err);
   return ambiguousSend(scope, sending, `the create may have been performed (${cause})`, `the send may have been received (${cause})`);

@@ -1,13 +1,25 @@
 /**
  * One run of a prompt job: changes the record through the store, remembers each change for the
- * warehouse, and notes in `ended` a prompt it ended (the runner then hands its lane on).
+ * warehouse, and notes in `ended` a prompt it ended (the runner then hands its lane on); and what
+ * the run ended with (the processor maps `wait` to a delayed job).
  */
 import type { Logger } from '../logger.js';
 import type { PromptContext } from './prompt-context.js';
 import type { PromptRecord } from './prompt-record.js';
 import type { PromptStatus } from './prompt-status.js';
 import type { FieldChanges, TransitionResult } from './prompt-store.js';
-import type { StepOutcome } from './step-outcome.js';
+
+export type StepOutcome =
+  /** Run again after `delayMs` (a poll, a busy agent job, the budget, a 429): holds no worker. */
+  | { kind: 'wait'; delayMs: number; reason: string }
+  /** The prompt's outcome is final and its lane was handed on. */
+  | { kind: 'finished'; status: PromptStatus }
+  /** Nothing to do: the prompt is gone, or a newer send attempt owns it. */
+  | { kind: 'skipped'; reason: string };
+
+export function wait(delayMs: number, reason: string): StepOutcome {
+  return { kind: 'wait', delayMs: Math.max(1, Math.ceil(delayMs)), reason };
+}
 
 export class StepScope {
   readonly logger: Logger;
@@ -40,8 +52,7 @@ export class StepScope {
     if (result.ok) {
       this.changed.push(result.record);
       this.ctx.observer.statusChanged?.(to);
-      const level = done ? 'info' : 'debug';
-      this.logger[level]({ event: 'prompt.status', from: record.status, status: to, done, error: result.record.error }, 'prompt status');
+      this.logger[done ? 'info' : 'debug']({ event: 'prompt.status', from: record.status, status: to, done, error: result.record.error }, 'prompt status');
     } else {
       this.logger.warn({ event: 'prompt.transition_refused', from: record.status, to, reason: result.reason, current: result.status }, 'prompt moved on elsewhere');
     }
@@ -90,9 +101,7 @@ export class StepScope {
     return outcome;
   }
 
-  /** Writes this run's changes to the warehouse. */
-  async flush(): Promise<void> {
-    const records = this.changed.splice(0);
-    await this.ctx.writer.write(records);
+  flush(): Promise<void> {
+    return this.ctx.writer.write(this.changed.splice(0));
   }
 }

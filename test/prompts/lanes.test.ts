@@ -6,8 +6,7 @@
 import { Redis } from 'ioredis';
 import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handOver } from '../../src/prompts/hand-over.js';
-import { repairLaneHeads, sendWithGuards, type SendNow } from '../../src/prompts/lanes.js';
+import { handOver, repairLaneHeads, sendWithGuards, type SendNow } from '../../src/prompts/lanes.js';
 import { PROMPT_JOB, promptJobId } from '../../src/prompts/prompt-jobs.js';
 import type { PromptRecord } from '../../src/prompts/prompt-record.js';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';

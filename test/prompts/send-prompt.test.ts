@@ -5,12 +5,15 @@
  * failure decides between queued again, rejected and ambiguous.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MintlifyClient } from '../../src/api/index.js';
 import type { Fault } from '../../src/emulator/faults.js';
 import type { PromptContext } from '../../src/prompts/prompt-context.js';
 import type { PromptRecord } from '../../src/prompts/prompt-record.js';
 import { sendStep } from '../../src/prompts/send-prompt.js';
 import { StepScope } from '../../src/prompts/step-scope.js';
+import { freePort } from '../support/ports.js';
 import { openPromptStack, promptContextOf, type PromptStack } from '../support/prompts-stack.js';
+import { TEST_API_KEY } from '../support/test-env.js';
 import { until } from '../support/wait.js';
 
 let stack: PromptStack;
@@ -87,6 +90,16 @@ describe('the check before a message', () => {
     expect(messagesTo('send-fresh')).toBe(1);
   });
 
+  it('looks at the job itself when the fresh look of the prompt ahead saw it active or archived', async () => {
+    for (const status of ['active', 'archived'] as const) {
+      const [head] = await lane(`send-fresh-${status}`);
+      const look = { ...head!, before: { status, prLink: null }, checkedAtMs: ctx.now() } as PromptRecord;
+      const gets = stack.emulator.counters.snapshot().jobRequests;
+      await send(look);
+      expect(stack.emulator.counters.snapshot().jobRequests).toBe(gets + 1);
+    }
+  });
+
   it('looks at the job itself when the look of the prompt ahead is older than a second', async () => {
     const [head] = await lane('send-stale');
     const stale = { ...head!, before: { status: 'completed', prLink: null }, checkedAtMs: ctx.now() - 1500 } as PromptRecord;
@@ -121,6 +134,17 @@ describe('the send', () => {
     ['a 400 is rejected', { kind: 'status', status: 400 }, 'rejected'],
     ['a 500 may have been taken: ambiguous, never resent', { kind: 'status', status: 500 }, 'ambiguous'],
   ];
+  it('puts a prompt whose POST never reached the server (no connection was made) back to queued, a failed attempt to try again', async () => {
+    const [head] = await lane('send-unconnected');
+    // The look of the prompt ahead spares the GET: the POST is the first request, to a port nobody listens on.
+    const fresh = { ...head!, before: { status: 'completed', prLink: null }, checkedAtMs: ctx.now() } as PromptRecord;
+    const unreachable = new MintlifyClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, apiKey: TEST_API_KEY });
+    const scope = new StepScope({ ...ctx, client: unreachable }, fresh);
+    const outcome = await scope.runAndWrite(() => sendStep(scope, fresh));
+    expect(outcome).toMatchObject({ kind: 'wait', reason: 'check failed' });
+    expect(await stack.store.read(head!.promptId)).toMatchObject({ status: 'queued', failures: 1, sentAtMs: undefined });
+  });
+
   for (const [what, fault, status] of failures) {
     it(`decides by the POST's failure: ${what}`, async () => {
       const projectId = `send-fail-${status}`;
