@@ -12,7 +12,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 class OneOrder extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const system = (file: TestSpecification) => Number(file.moduleId.includes('/test/system/'));
-    const size = (file: TestSpecification) => statSync(file.moduleId).size;
+    const sizes = new Map(files.map((file) => [file.moduleId, statSync(file.moduleId).size]));
+    const size = (file: TestSpecification) => sizes.get(file.moduleId)!;
     return [...files].sort(
       (a, b) => a.project.name.localeCompare(b.project.name) || system(b) - system(a) || size(b) - size(a),
     );

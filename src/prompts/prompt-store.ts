@@ -128,6 +128,15 @@ function changeArgs(changes: FieldChanges | undefined): string[] {
 
 const REFUSALS: Record<number, Exclude<TransitionResult, { ok: true }>['reason']> = { [-1]: 'missing', [-2]: 'other-attempt', [-3]: 'final', [-4]: 'claim-lost', [-5]: 'not-in-table' };
 
+/** What `adopt` gives a queued prompt: its status and fields, its attempt, and a floor for its new version. */
+export interface AdoptState {
+  status: PromptStatus;
+  done: boolean;
+  minVersion: number;
+  attempt: number;
+  set: FieldChanges;
+}
+
 export class PromptStore {
   readonly keys: PromptKeys;
 
@@ -213,7 +222,7 @@ export class PromptStore {
    */
   async adopt(
     record: Pick<PromptRecord, 'promptId' | 'batchId' | 'attempt'>,
-    state: { status: PromptStatus; done: boolean; minVersion: number; attempt: number; set: FieldChanges },
+    state: AdoptState,
   ): Promise<PromptRecord | undefined> {
     assertMove(record.promptId, 'queued', stateOf(state.status, state.done));
     const reply = (await ADOPT.run(

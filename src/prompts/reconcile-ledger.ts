@@ -7,10 +7,10 @@ import { readPromptLedger, type LedgerEntry } from '../warehouse/index.js';
 import type { PromptContext } from './prompt-context.js';
 import type { PromptRecord } from './prompt-record.js';
 import { FINAL_STATUSES, type PromptStatus } from './prompt-status.js';
-import type { BatchMeta, PromptStore } from './prompt-store.js';
+import type { AdoptState, BatchMeta } from './prompt-store.js';
 
 /** The state a prompt takes from the ledger, as the store's adopt takes it. */
-type Adoption = Omit<Parameters<PromptStore['adopt']>[1], 'minVersion' | 'attempt'>;
+type Adoption = Omit<AdoptState, 'minVersion' | 'attempt'>;
 
 export interface ReconcileResult {
   /** The batch's records, with the adopted ones replaced. */
