@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
+import { seedWarehouse } from '../support/warehouse-template.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-one-shot-'));
+const dataDir = seedWarehouse(mkdtempSync(join(tmpdir(), 'mintpipe-one-shot-')));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('one-shot commands sharing the embedded warehouse', () => {

@@ -9,9 +9,10 @@ import { runCli, startCli } from '../support/run-cli.js';
 import { dashboardTokenHolder } from '../support/test-stack.js';
 import { fileTempDir } from '../support/test-env.js';
 import { until } from '../support/wait.js';
+import { seedWarehouse } from '../support/warehouse-template.js';
 
 const children: Array<ReturnType<typeof spawn>> = [];
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-cmd-'));
+const dataDir = seedWarehouse(mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-cmd-')));
 const env = (extra: Record<string, string> = {}) => testEnv({ MINTPIPE_DATA_DIR: dataDir, ...extra });
 const tokenHolder = dashboardTokenHolder(dataDir);
 

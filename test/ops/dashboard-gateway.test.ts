@@ -16,8 +16,9 @@ import type { InstallationView } from '../../src/ops/installation-reads.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { dashboardTokenHolder } from '../support/test-stack.js';
 import { seedDashboardData, seedDatasetData, type DatasetSeed, type SeedResult } from '../support/dashboard-stack.js';
+import { seedWarehouse } from '../support/warehouse-template.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-gateway-'));
+const dataDir = seedWarehouse(mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-gateway-')));
 const tokenHolder = dashboardTokenHolder(dataDir);
 const env = {
   PATH: process.env.PATH,

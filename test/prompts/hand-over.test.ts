@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { TEST_API_KEY, testEnv } from '../support/test-env.js';
 import { runCli, startCli, type RunningCli } from '../support/run-cli.js';
+import { seedWarehouse } from '../support/warehouse-template.js';
 
 const OTHER_KEY = 'mint_another_secret_key_9876543210';
 let first: RunningEmulator;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mintpipe-hand-over-'));
   envFirst = testEnv({
     MINTLIFY_API_URL: first.url,
-    MINTPIPE_DATA_DIR: join(dir, 'data'),
+    MINTPIPE_DATA_DIR: seedWarehouse(join(dir, 'data')),
     MINTPIPE_POLL_INITIAL: '30ms',
     MINTPIPE_POLL_SETTLE: '200ms',
     MINTPIPE_POLL_MAX: '200ms',

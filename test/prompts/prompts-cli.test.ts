@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSeededArchived, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runCli, startCli, type CliResult } from '../support/run-cli.js';
 import { TEST_API_KEY, testEnv } from '../support/test-env.js';
+import { seedWarehouse } from '../support/warehouse-template.js';
 
 const SEED = 42;
 let emulator: RunningEmulator;
@@ -17,7 +18,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mintpipe-prompts-cli-'));
   env = testEnv({
     MINTLIFY_API_URL: emulator.url,
-    MINTPIPE_DATA_DIR: join(dir, 'data'),
+    MINTPIPE_DATA_DIR: seedWarehouse(join(dir, 'data')),
     MINTPIPE_POLL_INITIAL: '30ms',
     MINTPIPE_POLL_SETTLE: '200ms',
     MINTPIPE_POLL_MAX: '200ms',
@@ -120,7 +121,7 @@ describe('mintpipe prompts', () => {
   });
 
   it('send without --wait enqueues the batch and says when no worker serves the queue yet', async () => {
-    const alone = { ...env, MINTPIPE_QUEUE_PREFIX: `tcli${randomBytes(4).toString('hex')}`, MINTPIPE_DATA_DIR: join(dir, 'data-alone') };
+    const alone = { ...env, MINTPIPE_QUEUE_PREFIX: `tcli${randomBytes(4).toString('hex')}`, MINTPIPE_DATA_DIR: seedWarehouse(join(dir, 'data-alone')) };
     const path = file('alone.jsonl', `${JSON.stringify({ projectId: 'cli', jobId: liveJob('cli'), prompt: 'sent by a worker later' })}\n`);
     const sent = await runCli(['prompts', 'send', path], alone);
     expect(sent.code, sent.stderr).toBe(0);
@@ -148,7 +149,7 @@ describe('mintpipe prompts', () => {
   });
 
   it('send --wait stopped by Ctrl-C says the batch is kept and how to follow it, and exits 130', async () => {
-    const own = { ...env, MINTPIPE_QUEUE_PREFIX: `tcli${randomBytes(4).toString('hex')}`, MINTPIPE_DATA_DIR: join(dir, 'data-interrupted') };
+    const own = { ...env, MINTPIPE_QUEUE_PREFIX: `tcli${randomBytes(4).toString('hex')}`, MINTPIPE_DATA_DIR: seedWarehouse(join(dir, 'data-interrupted')) };
     // The message is answered after 3 s: the batch is still open when Ctrl-C comes.
     emulator.control.script('message', [{ kind: 'delay', ms: 3000, when: 'before' }]);
     const path = file('interrupted.jsonl', `${JSON.stringify({ projectId: 'cli', jobId: liveJob('cli'), prompt: 'followed, then not' })}\n`);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSeededArchived, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runCli } from '../support/run-cli.js';
 import { promptTestEnv } from '../support/prompts-stack.js';
+import { seedWarehouse } from '../support/warehouse-template.js';
 
 const SEED = 42;
 let emulator: RunningEmulator;
@@ -14,7 +15,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, seed: SEED, agentTimeMs: 50 });
   dir = mkdtempSync(join(tmpdir(), 'mintpipe-from-query-'));
-  env = promptTestEnv({ MINTLIFY_API_URL: emulator.url, MINTPIPE_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn' });
+  env = promptTestEnv({ MINTLIFY_API_URL: emulator.url, MINTPIPE_DATA_DIR: seedWarehouse(join(dir, 'data')), LOG_LEVEL: 'warn' });
 });
 
 afterAll(async () => {

@@ -6,6 +6,7 @@
 import { rmSync } from 'node:fs';
 import { engineEnv, serverUrl } from './engine.js';
 import { makeTempDir } from './test-env.js';
+import { seedWarehouse } from './warehouse-template.js';
 
 export interface DataDirShare {
   dir: string;
@@ -26,10 +27,10 @@ export function shareDataDir(options: { name: string; dataDir?: string; database
     return { dir: options.dataDir, engine: databaseEnv(options.database), release: () => undefined };
   }
   if (options.alone) {
-    const dir = makeTempDir(options.name);
+    const dir = seedWarehouse(makeTempDir(options.name));
     return { dir, engine: databaseEnv(options.database), release: () => rmSync(dir, { recursive: true, force: true }) };
   }
-  shared ??= { dir: makeTempDir(options.name), engines: new Map(), users: 0 };
+  shared ??= { dir: seedWarehouse(makeTempDir(options.name)), engines: new Map(), users: 0 };
   const current = shared;
   current.users += 1;
   const key = options.database ?? '';

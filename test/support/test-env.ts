@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { engineEnv } from './engine.js';
+import { seedWarehouse } from './warehouse-template.js';
 
 export const TEST_API_KEY = 'mint_test_secret_key_0123456789';
 
@@ -55,7 +56,7 @@ try {
  * (removed after the file's tests) unless `settings` name one.
  */
 export function bareEnv(settings: Record<string, string>, name = 't'): Record<string, string> {
-  return baseEnv({ prefix: randomPrefix(name), dataDir: settings.MINTPIPE_DATA_DIR ?? fileTempDir(name) }, settings);
+  return baseEnv({ prefix: randomPrefix(name), dataDir: settings.MINTPIPE_DATA_DIR ?? seedWarehouse(fileTempDir(name)) }, settings);
 }
 
 /** A new temp dir of the test file's, removed once its tests ran (one that outlives a stack). */

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { projectWithData } from '../support/project-with-data.js';
 import { runCli } from '../support/run-cli.js';
+import { seedWarehouse } from '../support/warehouse-template.js';
 import { promptTestEnv, TEST_API_KEY } from '../support/prompts-stack.js';
 import { expectedHotspots as hotspotsOf, expectedQuestions as questionsOf, expectedSearchGaps as searchGapsOf, normalised } from '../support/triage-truth.js';
 
@@ -28,7 +29,7 @@ const expectedSearchGaps = () => searchGapsOf(OPTIONS, PROJECT, days);
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, ...OPTIONS });
   const dir = mkdtempSync(join(tmpdir(), 'mintpipe-triage-'));
-  env = promptTestEnv({ MINTLIFY_API_URL: emulator.url, MINTPIPE_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn' });
+  env = promptTestEnv({ MINTLIFY_API_URL: emulator.url, MINTPIPE_DATA_DIR: seedWarehouse(join(dir, 'data')), LOG_LEVEL: 'warn' });
   const exported = await runCli(['export', '--project', PROJECT, '--from', days[0]![0], '--to', days[2]![1], '--dataset', 'feedback,views,assistant,searches', '--wait'], env, 180_000);
   expect(exported.code, exported.stderr).toBe(0);
 }, 240_000);

@@ -13,6 +13,7 @@ import { serveWarehouseGateway } from '../../src/warehouse/warehouse-gateway.js'
 import { openWarehouse, QueryLimitError, QueryRefusedError, type Warehouse } from '../../src/warehouse/index.js';
 import { runCli, type CliResult } from '../support/run-cli.js';
 import { rejection, until } from '../support/wait.js';
+import { seedWarehouse } from '../support/warehouse-template.js';
 
 let listener: Server;
 let listenerUrl: string;
@@ -42,7 +43,7 @@ function expectOneLineRefusal(result: CliResult, message: RegExp): void {
 }
 
 describe('npx mintpipe query on the embedded engine (no other process)', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-query-cli-'));
+  const dataDir = seedWarehouse(mkdtempSync(join(tmpdir(), 'mintpipe-query-cli-')));
   const outfile = join(dataDir, 'escaped.txt');
   const env = { MINTPIPE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', REDIS_URL: process.env.REDIS_URL };
   const query = (...args: string[]) => runCli(['query', ...args], env);
@@ -149,7 +150,7 @@ describe('npx mintpipe query on the embedded engine (no other process)', () => {
 });
 
 describe('the warehouse gateway of a running process', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-query-gw-'));
+  const dataDir = seedWarehouse(mkdtempSync(join(tmpdir(), 'mintpipe-query-gw-')));
   let wh: Warehouse;
   let stop: () => Promise<void>;
 
