@@ -22,7 +22,7 @@ interface PacedPrompt {
 }
 
 export class PollPace {
-  /** Per (project, kind): the latest runs in the order seen, and the same runs sorted (every poll reads them). */
+  /** Per (project, kind): the latest runs in the order seen, and sorted once per run seen (every poll reads them). */
   private readonly runs = new Map<string, { latest: number[]; sorted: number[] }>();
 
   constructor(private readonly timing: PromptTiming) {}
@@ -31,10 +31,8 @@ export class PollPace {
   observe(prompt: PacedPrompt, lastActiveMs: number, endedByMs: number): void {
     const key = keyOf(prompt);
     const run = Math.max(0, (lastActiveMs + endedByMs) / 2);
-    const runs = this.runs.get(key) ?? this.runs.set(key, { latest: [], sorted: [] }).get(key)!;
-    runs.latest.push(run);
-    if (runs.latest.length > SAMPLES) runs.sorted.splice(firstAtLeast(runs.sorted, runs.latest.shift()!), 1);
-    runs.sorted.splice(firstAtLeast(runs.sorted, run), 0, run);
+    const latest = [...(this.runs.get(key)?.latest ?? []), run].slice(-SAMPLES);
+    this.runs.set(key, { latest, sorted: [...latest].sort((a, b) => a - b) });
   }
 
   /** Delay from the send to the first poll. */
@@ -65,15 +63,6 @@ export class PollPace {
 
 function keyOf(prompt: PacedPrompt): string {
   return `${prompt.projectId}\u0000${prompt.kind}`;
-}
-
-/** Where `value` goes in the sorted runs (kept in place: a run seen is one insertion, not a copy and a sort). */
-function firstAtLeast(sorted: readonly number[], value: number, low = 0, high = sorted.length): number {
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    [low, high] = sorted[mid]! < value ? [mid + 1, high] : [low, mid];
-  }
-  return low;
 }
 
 /** The value below which a share `q` of the sorted values lie. */
