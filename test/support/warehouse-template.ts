@@ -16,8 +16,13 @@ const TEMPLATE_ENV = 'MINTPIPE_TEST_WAREHOUSE_TEMPLATE';
 /** The engine's directory inside a data dir (as the configuration places it). */
 const ENGINE_DIR = 'clickhouse';
 
-/** Makes the template with `mintpipe query` on an empty data dir; answers a function that removes it. */
+/**
+ * Makes the template with `mintpipe query` on an empty data dir; answers a function that removes it.
+ * vitest runs a global setup once per project that has it: the first makes it, the others reuse it.
+ */
 export async function makeWarehouseTemplate(): Promise<() => void> {
+  const made = process.env[TEMPLATE_ENV];
+  if (made && existsSync(made)) return () => undefined;
   const root = mkdtempSync(join(tmpdir(), 'mintpipe-warehouse-template-'));
   const dataDir = join(root, 'data');
   const child = spawn(process.execPath, ['bin/mintpipe.js', 'query', 'SELECT 1 AS one'], {
