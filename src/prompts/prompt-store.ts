@@ -123,10 +123,7 @@ function encode(value: string | number | boolean | null | undefined): string {
 }
 
 function changeArgs(changes: FieldChanges | undefined): string[] {
-  // A loop, not flatMap: every transition and patch builds these (flatMap allocates a pair per field).
-  const args: string[] = [];
-  for (const field in changes) args.push(field, encode(changes[field as RecordField]));
-  return args;
+  return Object.entries(changes ?? {}).flatMap(([field, value]) => [field, encode(value)]);
 }
 
 const REFUSALS: Record<number, Exclude<TransitionResult, { ok: true }>['reason']> = { [-1]: 'missing', [-2]: 'other-attempt', [-3]: 'final', [-4]: 'claim-lost', [-5]: 'not-in-table' };
