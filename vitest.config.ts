@@ -40,6 +40,7 @@ const SERVER_TESTS = [
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-redis.ts', 'test/support/global-warehouse.ts'],
+    setupFiles: ['test/support/file-temp-dirs.ts'],
     // Test files run in child processes, each reused for file after file (isolate: false): a file
     // opens what it needs and closes it (test/support/test-stack.ts), and loading the modules once per
     // process instead of once per file took ~75 CPU-s off a run (docs/benchmarks.md#test-suite). The

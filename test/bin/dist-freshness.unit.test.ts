@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { staleReason } from '../../bin/dist-freshness.js';
+import { fileTempDir } from '../support/test-env.js';
 
 let root: string;
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -19,7 +19,7 @@ const SOURCES = ['src/cli/main.ts', 'src/export/window.ts', 'config/index.ts'];
 
 /** A checkout with sources and a bundle built after them from those sources. */
 function builtCheckout(): void {
-  root = mkdtempSync(join(tmpdir(), 'mintpipe-freshness-'));
+  root = fileTempDir('freshness');
   for (const source of SOURCES) file(source, 1000);
   for (const input of ['package-lock.json', 'node_modules/.package-lock.json', 'package.json', 'tsconfig.json', 'bin/build.mjs']) file(input, 1000);
   file('src/ops/page/index.html', 1000);

@@ -6,21 +6,21 @@
  * that ran), or the sources through tsx.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveWarehouseGateway } from '../../src/warehouse/warehouse-gateway.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/index.js';
+import { fileTempDir } from '../support/test-env.js';
 
 /** The TypeScript runner bin/mintpipe.js falls back to when dist/ is older than the sources. */
 const SOURCE_RUNNER = new Set(['tsx', 'esbuild', 'get-tsconfig', 'resolve-pkg-maps']);
 /** What a command that does no queue, server or engine work must never load. */
 const HEAVY = ['bullmq', 'ioredis', 'chdb', 'fastify', '@bull-board/api', '@bull-board/fastify', 'prom-client', 'pino-pretty', 'cli-progress'];
 
-const scratch = mkdtempSync(join(tmpdir(), 'mintpipe-module-loading-'));
+const scratch = fileTempDir('module-loading');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 let runs = 0;
 

@@ -3,12 +3,11 @@
  * exits), and a reader that stops early ends it quietly: exit 0, no EPIPE stack trace.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fileTempDir } from '../support/test-env.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-pipe-'));
+const dataDir = fileTempDir('pipe');
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const ROWS = 300_000;
 

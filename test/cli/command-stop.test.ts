@@ -3,12 +3,10 @@
  * body may still be reading, and that body's failure is the stop, not an error; the process exits
  * with the signal's code once closed.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadContext, withRuntime } from '../../src/cli/command-context.js';
 import { TEST_API_KEY } from '../support/prompts-stack.js';
+import { fileTempDir } from '../support/test-env.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -23,7 +21,7 @@ describe('a one-shot command stopped by Ctrl-C', () => {
     const env = {
       REDIS_URL: process.env.REDIS_URL!,
       MINTLIFY_API_KEY: TEST_API_KEY,
-      MINTPIPE_DATA_DIR: mkdtempSync(join(tmpdir(), 'mintpipe-command-stop-')),
+      MINTPIPE_DATA_DIR: fileTempDir('command-stop'),
       MINTPIPE_QUEUE_PREFIX: `tstop${process.pid}`,
     };
     let settled: string | undefined;

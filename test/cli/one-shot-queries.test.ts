@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
 import { seedWarehouse } from '../support/warehouse-template.js';
+import { fileTempDir } from '../support/test-env.js';
 
-const dataDir = seedWarehouse(mkdtempSync(join(tmpdir(), 'mintpipe-one-shot-')));
+const dataDir = seedWarehouse(fileTempDir('one-shot'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('one-shot commands sharing the embedded warehouse', () => {

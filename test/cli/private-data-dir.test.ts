@@ -3,11 +3,11 @@
  * (as CI does), which `runuser -u nobody` needs to act as that other user.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -18,7 +18,7 @@ function asNobody(...cmd: string[]) {
 
 /** A fresh data dir path under a parent others may pass through (0711) but not list. */
 function dataDirUnderSharedParent(): string {
-  const parent = mkdtempSync(join(tmpdir(), 'mintpipe-data-dir-'));
+  const parent = fileTempDir('data-dir');
   chmodSync(parent, 0o711);
   return join(parent, 'data');
 }

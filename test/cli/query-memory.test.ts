@@ -7,14 +7,13 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gatewayPid } from '../../src/warehouse/gateway-client.js';
 import { startCli } from '../support/run-cli.js';
 import { sampleRss, vmRssBytes } from '../support/rss.js';
 import { until } from '../support/wait.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const MB = 1024 * 1024;
 const TEN_MILLION = 'SELECT number FROM numbers(1e7)';
@@ -24,7 +23,7 @@ afterAll(() => {
 });
 
 function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mintpipe-query-memory-'));
+  const dir = fileTempDir('query-memory');
   dirs.push(dir);
   return dir;
 }

@@ -1,8 +1,8 @@
-import { chmodSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPrivateFile, PrivateDirError, prepareDataDir, privateDir, writePrivateFile } from '../../src/private-files.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -23,13 +23,13 @@ afterEach(() => {
 
 describe('private files', () => {
   it('makes a missing directory, and the parents it needs, 0700 whatever the umask', () => {
-    const root = mkdtempSync(join(tmpdir(), 'mintpipe-private-'));
+    const root = fileTempDir('private');
     privateDir(join(root, 'a', 'b'));
     expect([mode(join(root, 'a')), mode(join(root, 'a', 'b'))]).toEqual([0o700, 0o700]);
   });
 
   it('narrows an existing directory others can enter to 0700, saying so once as data_dir_narrowed', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mintpipe-private-'));
+    const dir = fileTempDir('private');
     chmodSync(dir, 0o755);
     const logger = recorder();
     privateDir(dir, logger);
@@ -39,7 +39,7 @@ describe('private files', () => {
   });
 
   it('prepares a data dir: narrows it and the clickhouse/ and redis/ made in it before, and creates it only when asked', () => {
-    const dataDir = join(mkdtempSync(join(tmpdir(), 'mintpipe-private-')), 'data');
+    const dataDir = join(fileTempDir('private'), 'data');
     prepareDataDir(dataDir, { create: false });
     expect(() => statSync(dataDir)).toThrow(/ENOENT/);
     mkdirSync(join(dataDir, 'clickhouse'), { recursive: true, mode: 0o755 });
@@ -55,14 +55,14 @@ describe('private files', () => {
   });
 
   it('refuses, in one line, a data dir path that is a file', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'mintpipe-private-')), 'file');
+    const file = join(fileTempDir('private'), 'file');
     writeFileSync(file, '');
     expect(() => privateDir(file)).toThrow(PrivateDirError);
     expect(() => privateDir(file)).toThrow(`${file}: not a directory (mintpipe keeps its data there; set MINTPIPE_DATA_DIR to a directory)`);
   });
 
   it('writes a file as a new 0600 file whatever the umask, also over an old one others could read', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mintpipe-private-'));
+    const dir = fileTempDir('private');
     const path = join(dir, 'server.json');
     writeFileSync(path, 'old secret', { mode: 0o644 });
     // Another user who opened the old file (a hard link stands for their handle) keeps only the old text.
@@ -76,7 +76,7 @@ describe('private files', () => {
   });
 
   it('creates a new 0600 file whatever the umask, and keeps one already there, leaving nothing partial', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mintpipe-private-'));
+    const dir = fileTempDir('private');
     const path = join(dir, 'dashboard-token');
     expect(createPrivateFile(path, 'first')).toBe(true);
     expect(mode(path)).toBe(0o600);

@@ -3,15 +3,14 @@
  * warehouse after the shipped migrations: the row and totals tables carry the settings every table
  * must, and the view shows the rows of the latest complete run of each window only.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestViewSql, rowTableSql, totalsTableSql } from '../../src/datasets/dataset-tables.js';
 import { applyMigrations, insertRowBatch, migrations, openWarehouse, recordRunEvent, selectRows, type Migration, type Warehouse } from '../../src/warehouse/index.js';
 import { warehouseOptions } from '../support/engine.js';
+import { fileTempDir } from '../support/test-env.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-dataset-tables-'));
+const dataDir = fileTempDir('dataset-tables');
 let wh: Warehouse;
 
 /** What a ninth dataset's declaration would carry, on the `searches` runs (any registered name). */

@@ -7,8 +7,7 @@
  * The only test that needs a browser. Without one it is skipped locally, with the reason in its
  * name; under CI (CI=true, set by .ci/run, which installs chromium) a missing browser fails it.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +20,7 @@ import { findChromium } from '../support/chromium.js';
 import { loadConfig } from '../../config/index.js';
 import { describeProcess, publishInstallation, type Publication } from '../../src/queue/installation-info.js';
 import { openDashboardStack, seedDashboardData, seedDatasetData, type DashboardStack, type DatasetSeed, type SeedResult } from '../support/dashboard-stack.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const CHROMIUM = findChromium();
 /** The dashboards' clock, pinned: a run across midnight (UTC) still has one today. */
@@ -92,7 +92,7 @@ describe.skipIf(SKIP)(TITLE, () => {
     dashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, now: () => NOW, logger });
     emptyDashboard = await startDashboard({ runtime: emptyStack.source, host: '127.0.0.1', port: 0, now: () => NOW, logger });
     tokenDashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, token: TOKEN, now: () => NOW, logger });
-    profileDir = mkdtempSync(join(tmpdir(), 'mintpipe-chromium-'));
+    profileDir = fileTempDir('chromium');
     browser = await chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM.path,
       headless: true,

@@ -1,7 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testEnv } from '../support/export-stack.js';
@@ -12,7 +11,7 @@ import { until } from '../support/wait.js';
 import { seedWarehouse } from '../support/warehouse-template.js';
 
 const children: Array<ReturnType<typeof spawn>> = [];
-const dataDir = seedWarehouse(mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-cmd-')));
+const dataDir = seedWarehouse(fileTempDir('dashboard-cmd'));
 const env = (extra: Record<string, string> = {}) => testEnv({ MINTPIPE_DATA_DIR: dataDir, ...extra });
 const tokenHolder = dashboardTokenHolder(dataDir);
 
@@ -111,7 +110,7 @@ describe('mintpipe dashboard', () => {
 
   it('prints its address with the generated token, which opens it; the token is in no log, not in status, and no other user can read its file', async () => {
     // A data dir of its own, under a parent another user may pass through: only its own mode keeps them out.
-    const parent = mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-token-'));
+    const parent = fileTempDir('dashboard-token');
     chmodSync(parent, 0o711);
     const ownDir = join(parent, 'data');
     const ownEnv = testEnv({ MINTPIPE_DATA_DIR: ownDir, LOG_LEVEL: 'debug', MINTPIPE_SHUTDOWN_GRACE: '5s' });

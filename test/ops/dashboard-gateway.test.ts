@@ -5,9 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, dayInTimeZone } from '../../src/export/dates.js';
 import type { SplitPoint } from '../../src/ops/daily-split-reads.js';
@@ -17,8 +15,9 @@ import { openWarehouse } from '../../src/warehouse/index.js';
 import { dashboardTokenHolder } from '../support/test-stack.js';
 import { seedDashboardData, seedDatasetData, type DatasetSeed, type SeedResult } from '../support/dashboard-stack.js';
 import { seedWarehouse } from '../support/warehouse-template.js';
+import { fileTempDir } from '../support/test-env.js';
 
-const dataDir = seedWarehouse(mkdtempSync(join(tmpdir(), 'mintpipe-dashboard-gateway-')));
+const dataDir = seedWarehouse(fileTempDir('dashboard-gateway'));
 const tokenHolder = dashboardTokenHolder(dataDir);
 const env = {
   PATH: process.env.PATH,

@@ -6,9 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveWarehouseGateway } from '../../src/warehouse/warehouse-gateway.js';
@@ -21,6 +19,7 @@ import { engineEnv, engineName, itEmbeddedOnly } from '../support/engine.js';
 import { runCli } from '../support/run-cli.js';
 import { until } from '../support/wait.js';
 import { seedWarehouse } from '../support/warehouse-template.js';
+import { fileTempDir } from '../support/test-env.js';
 
 let redis: Redis;
 
@@ -44,7 +43,7 @@ async function statusJson(env: Record<string, string>): Promise<StatusReport> {
 }
 
 describe('mintpipe status per dataset, beside a process that holds the warehouse', () => {
-  const dataDir = seedWarehouse(mkdtempSync(join(tmpdir(), 'mintpipe-status-')));
+  const dataDir = seedWarehouse(fileTempDir('status'));
   const engine = engineEnv();
   const env = { ...baseEnv(dataDir, `mpstatus-${randomUUID().slice(0, 8)}`), MINTPIPE_PROJECTS: 'acme-docs', ...engine };
   /** On a server every process reads it itself; the embedded engine is read through its holder. */
@@ -119,7 +118,7 @@ describe('mintpipe status per dataset, beside a process that holds the warehouse
 
 // What status shows of the processes is the same on either engine: run once, on the embedded one.
 if (engineName() === 'embedded') describe('mintpipe status shows what the running installation uses', () => {
-  const dataDir = seedWarehouse(mkdtempSync(join(tmpdir(), 'mintpipe-status-worker-')));
+  const dataDir = seedWarehouse(fileTempDir('status-worker'));
   const queuePrefix = `mpstatus-${randomUUID().slice(0, 8)}`;
   const shellEnv = { ...baseEnv(dataDir, queuePrefix), MINTPIPE_ANALYTICS_RATE: '100/1h', MINTPIPE_PROJECTS: 'shell-docs' };
   let worker: ChildProcess | undefined;

@@ -4,8 +4,7 @@
  * cause may pass), `prompts status` says it did not start and what to run, a follower stops on it
  * (exit 1) instead of waiting forever, and a start that succeeds later clears it.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allDelivered, BatchStartFailedError, batchJobId, startBatch, waitForBatch } from '../../src/prompts/index.js';
@@ -14,6 +13,7 @@ import { queueKeyPrefix, QUEUE_NAMES } from '../../src/queue/queues.js';
 import { openPromptStack, promptContextOf, promptsOver, type PromptStack } from '../support/prompts-stack.js';
 import { runCli } from '../support/run-cli.js';
 import { rejection, until } from '../support/wait.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const stacks: PromptStack[] = [];
 afterAll(async () => {
@@ -93,7 +93,7 @@ describe('a batch whose batch job failed on its last attempt', () => {
     const stack = await open();
     const queue = stack.runtime.queue(QUEUE_NAMES.prompts);
     const events = `${stack.warehouse.database}.prompt_events`;
-    const dir = mkdtempSync(join(tmpdir(), 'mintpipe-start-failure-'));
+    const dir = fileTempDir('start-failure');
     const path = join(dir, 'prompts.jsonl');
     writeFileSync(path, promptsOver('ledger-away', 2, 1).map((p) => JSON.stringify(p)).join('\n'));
     // The warehouse refuses the batch job's ledger reads: its table is not where the job looks.

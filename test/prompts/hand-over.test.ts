@@ -4,12 +4,11 @@
  * exit 2, one line naming the setting and both values — and neither emulator hears from it; with
  * the running installation's settings the same commands hand over and finish.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { TEST_API_KEY, testEnv } from '../support/test-env.js';
+import { fileTempDir, TEST_API_KEY, testEnv } from '../support/test-env.js';
 import { runCli, startCli, type RunningCli } from '../support/run-cli.js';
 import { seedWarehouse } from '../support/warehouse-template.js';
 
@@ -29,7 +28,7 @@ function heard(emulator: RunningEmulator): number {
 
 beforeAll(async () => {
   [first, second] = await Promise.all([startEmulator({ port: 0, agentTimeMs: 100 }), startEmulator({ port: 0, agentTimeMs: 100 })]);
-  const dir = mkdtempSync(join(tmpdir(), 'mintpipe-hand-over-'));
+  const dir = fileTempDir('hand-over');
   envFirst = testEnv({
     MINTLIFY_API_URL: first.url,
     MINTPIPE_DATA_DIR: seedWarehouse(join(dir, 'data')),

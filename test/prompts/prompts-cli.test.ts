@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSeededArchived, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runCli, startCli, type CliResult } from '../support/run-cli.js';
-import { TEST_API_KEY, testEnv } from '../support/test-env.js';
+import { fileTempDir, TEST_API_KEY, testEnv } from '../support/test-env.js';
 import { seedWarehouse } from '../support/warehouse-template.js';
 
 const SEED = 42;
@@ -15,7 +14,7 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, seed: SEED, agentTimeMs: 100 });
-  dir = mkdtempSync(join(tmpdir(), 'mintpipe-prompts-cli-'));
+  dir = fileTempDir('prompts-cli');
   env = testEnv({
     MINTLIFY_API_URL: emulator.url,
     MINTPIPE_DATA_DIR: seedWarehouse(join(dir, 'data')),

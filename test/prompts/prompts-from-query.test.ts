@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSeededArchived, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runCli } from '../support/run-cli.js';
 import { promptTestEnv } from '../support/prompts-stack.js';
 import { seedWarehouse } from '../support/warehouse-template.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const SEED = 42;
 let emulator: RunningEmulator;
@@ -14,7 +14,7 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, seed: SEED, agentTimeMs: 50 });
-  dir = mkdtempSync(join(tmpdir(), 'mintpipe-from-query-'));
+  dir = fileTempDir('from-query');
   env = promptTestEnv({ MINTLIFY_API_URL: emulator.url, MINTPIPE_DATA_DIR: seedWarehouse(join(dir, 'data')), LOG_LEVEL: 'warn' });
 });
 

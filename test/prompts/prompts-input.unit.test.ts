@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { batchIdFor, promptIdFor } from '../../src/prompts/prompt-ids.js';
 import { detectFormat, parsePromptText, readPromptFile } from '../../src/prompts/read-prompt-file.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const limits = { maxPromptBytes: 64 };
 
@@ -163,7 +163,7 @@ describe('prompt files', () => {
   });
 
   it('refuses a missing, unreadable or empty file with a one-line usage error', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mintpipe-prompt-files-'));
+    const dir = fileTempDir('prompt-files');
     writeFileSync(join(dir, 'empty.jsonl'), '\n  \n');
     writeFileSync(join(dir, 'header-only.csv'), 'projectId,jobId,prompt\n');
     await expect(readPromptFile(join(dir, 'missing.jsonl'), limits)).rejects.toThrow(`${join(dir, 'missing.jsonl')}: cannot read the prompt file (no such file)`);
@@ -175,7 +175,7 @@ describe('prompt files', () => {
 });
 
 describe('a prompt file that is not UTF-8 text', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mintpipe-prompt-encodings-'));
+  const dir = fileTempDir('prompt-encodings');
   const at = (name: string, bytes: Buffer) => {
     writeFileSync(join(dir, name), bytes);
     return join(dir, name);

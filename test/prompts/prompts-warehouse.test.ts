@@ -1,12 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptBatches } from '../../src/ops/prompt-batch-reads.js';
 import { directReader } from '../../src/ops/warehouse-reader.js';
 import { applyMigrations, insertPromptEvents, migrations, openWarehouse, promptOutcomes, type Warehouse } from '../../src/warehouse/index.js';
+import { fileTempDir } from '../support/test-env.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-chains-'));
+const dataDir = fileTempDir('wh-chains');
 let wh: Warehouse;
 
 beforeAll(async () => {

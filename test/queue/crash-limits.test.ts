@@ -13,15 +13,14 @@ import { recordRunEvent } from '../../src/warehouse/index.js';
 import { openExportStack, type ExportStack } from '../support/export-stack.js';
 import { until } from '../support/wait.js';
 import { startTestCluster, type TestCluster } from '../support/redis-cluster.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { fileTempDir } from '../support/test-env.js';
 
 let stack: ExportStack;
 let queue: Queue;
 let cluster: TestCluster | undefined;
 // One data dir for both runs: the embedded engine serves one directory per process.
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-crash-limits-'));
+const dataDir = fileTempDir('crash-limits');
 afterAll(async () => {
   await cluster?.stop();
   rmSync(dataDir, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import { createRedisConnection } from '../../src/queue/redis-connection.js';
 import { checkRedisPersistence } from '../../src/queue/redis-persistence.js';
 import { alive } from '../support/processes.js';
 import { rejection, until } from '../support/wait.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const logger = createLogger({ level: 'silent' });
 
@@ -36,7 +37,7 @@ function killLeftoverServer(dataDir: string): void {
 }
 
 function newDataDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mintpipe-private-redis-'));
+  return fileTempDir('private-redis');
 }
 
 /** The TCP ports `pid` listens on: its sockets' inodes matched against /proc/net/tcp{,6} LISTEN rows. */

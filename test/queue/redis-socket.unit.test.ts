@@ -1,8 +1,8 @@
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, statSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, mkdirSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { privateSocketPath, RedisSocketDirError } from '../../src/queue/redis-socket.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const LONG = 'x'.repeat(100);
 
@@ -12,7 +12,7 @@ describe('the private Redis socket path', () => {
   });
 
   it('is in a 0700 directory of ours under the temp dir, named by uid and data dir, when it does not fit', () => {
-    const temp = mkdtempSync(join(tmpdir(), 'mintpipe-sock-'));
+    const temp = fileTempDir('sock');
     const socket = privateSocketPath(`/data/${LONG}/redis`, `/data/${LONG}`, temp);
     expect(socket).toMatch(new RegExp(`^${temp}/mintpipe-${process.getuid!()}-[0-9a-f]{16}/redis\\.sock$`));
     expect(statSync(join(socket, '..')).mode & 0o777).toBe(0o700);
@@ -26,18 +26,18 @@ describe('the private Redis socket path', () => {
       const socket = privateSocketPath(`/data/${LONG}/redis`, `/data/${LONG}`, temp);
       return join(socket, '..');
     };
-    const wide = mkdtempSync(join(tmpdir(), 'mintpipe-sock-'));
+    const wide = fileTempDir('sock');
     chmodSync(place(wide), 0o755);
     expect(() => place(wide)).toThrow(RedisSocketDirError);
     expect(() => place(wide)).toThrow(/mode 0755, not 0700; the private Redis socket will not be put there/);
 
     // Planted by another local user (as root, CI can make one).
-    const foreign = mkdtempSync(join(tmpdir(), 'mintpipe-sock-'));
+    const foreign = fileTempDir('sock');
     chownSync(place(foreign), 65534, 65534);
     expect(() => place(foreign)).toThrow(new RegExp(`owned by uid 65534, not ${process.getuid!()}`));
 
-    const linked = mkdtempSync(join(tmpdir(), 'mintpipe-sock-'));
-    const name = place(mkdtempSync(join(tmpdir(), 'mintpipe-sock-'))).split('/').pop()!;
+    const linked = fileTempDir('sock');
+    const name = place(fileTempDir('sock')).split('/').pop()!;
     mkdirSync(join(linked, 'elsewhere'), { mode: 0o700 });
     symlinkSync(join(linked, 'elsewhere'), join(linked, name));
     expect(() => place(linked)).toThrow(/not a directory/);

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { startScriptedServer, type ScriptedServer } from '../support/api-scripte
 import { keySpellings, revealsKey } from '../support/key-spellings.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { runCli } from '../support/run-cli.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const KEY = 'mint_EchoedSecretPart0123456789abcdefXYZ';
 const SECRET_PART = KEY.slice('mint_'.length);
@@ -70,7 +70,7 @@ beforeAll(async () => {
     MINTPIPE_ANALYTICS_RATE: 'off',
     MINTPIPE_MESSAGE_RATE: 'off',
     LOG_LEVEL: 'debug',
-    MINTPIPE_DATA_DIR: mkdtempSync(join(tmpdir(), 'mintpipe-echo-')),
+    MINTPIPE_DATA_DIR: fileTempDir('echo'),
   };
 });
 afterAll(async () => {

@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 import { engineEnv } from './engine.js';
 import { seedWarehouse } from './warehouse-template.js';
 
@@ -42,13 +41,15 @@ export function baseEnv(parts: { prefix: string; dataDir: string; engine?: Recor
 
 /** Dirs made for a bare env (a CLI process's, no stack to own them): removed once the file's tests ran. */
 const envDirs = new Set<string>();
-try {
-  afterAll(() => {
-    for (const dir of envDirs) rmSync(dir, { recursive: true, force: true });
-    envDirs.clear();
-  });
-} catch {
-  // Loaded outside a test run (a benchmark): its dirs are left to the system's temp cleanup.
+
+/**
+ * Removes the file's temp dirs: after every test file (test/support/file-temp-dirs.ts, a setup
+ * file, so it runs for each file of a process; a hook registered here would run only for the first
+ * file that loaded this module). Outside a test run (a benchmark) they are left to the system.
+ */
+export function removeFileTempDirs(): void {
+  for (const dir of envDirs) rmSync(dir, { recursive: true, force: true });
+  envDirs.clear();
 }
 
 /**

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listRecipeNames, loadRecipe } from '../../src/triage/load-recipes.js';
 import { RecipeError } from '../../src/triage/recipe.js';
 import { recipeSql } from '../../src/triage/recipe-sql.js';
 import { triageRows } from '../../src/triage/recipe-rows.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const recipe = loadRecipe('feedback-hotspots', undefined);
 const OPTIONS = { days: 7, maxJobs: 2, secrets: ['mint_Zx81Qp0vLk2Jd7'] };
@@ -51,7 +51,7 @@ describe('recipe rows as prompt rows', () => {
 
 describe('recipe files', () => {
   it('lists the built-in recipes, and a user directory overrides one by name and adds its own', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mintpipe-recipes-'));
+    const dir = fileTempDir('recipes');
     for (const name of ['search-gaps', 'my-recipe']) {
       mkdirSync(join(dir, name));
       writeFileSync(join(dir, name, 'query.sql'), '-- description: mine\n-- reads: searches\nSELECT 1');
@@ -63,7 +63,7 @@ describe('recipe files', () => {
   });
 
   it('refuses a bad recipe file with one line naming it', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mintpipe-recipes-'));
+    const dir = fileTempDir('recipes');
     const bad = (name: string, sql: string, prompt: string) => {
       mkdirSync(join(dir, name));
       writeFileSync(join(dir, name, 'query.sql'), sql);

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
@@ -8,6 +6,7 @@ import { runCli } from '../support/run-cli.js';
 import { seedWarehouse } from '../support/warehouse-template.js';
 import { promptTestEnv, TEST_API_KEY } from '../support/prompts-stack.js';
 import { expectedHotspots as hotspotsOf, expectedQuestions as questionsOf, expectedSearchGaps as searchGapsOf, normalised } from '../support/triage-truth.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const OPTIONS: EmulatorOptions = { seed: 7, agentTimeMs: 50 };
 const DAY_MS = 86_400_000;
@@ -28,7 +27,7 @@ const expectedSearchGaps = () => searchGapsOf(OPTIONS, PROJECT, days);
 
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, ...OPTIONS });
-  const dir = mkdtempSync(join(tmpdir(), 'mintpipe-triage-'));
+  const dir = fileTempDir('triage');
   env = promptTestEnv({ MINTLIFY_API_URL: emulator.url, MINTPIPE_DATA_DIR: seedWarehouse(join(dir, 'data')), LOG_LEVEL: 'warn' });
   const exported = await runCli(['export', '--project', PROJECT, '--from', days[0]![0], '--to', days[2]![1], '--dataset', 'feedback,views,assistant,searches', '--wait'], env, 180_000);
   expect(exported.code, exported.stderr).toBe(0);

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claimDirectory, releaseClaim } from '../../src/warehouse/embedded-lock.js';
+import { fileTempDir } from '../support/test-env.js';
 
-const scratch = mkdtempSync(join(tmpdir(), 'mintpipe-claim-'));
+const scratch = fileTempDir('claim');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('a start or worker claiming the embedded warehouse directory', () => {

@@ -3,9 +3,8 @@
  * a running mintpipe process serves it through: refusals exit 2 with one line and touch nothing, a
  * runaway is stopped, a cut result says so, and a client that goes away has its query stopped.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryThroughGateway } from '../../src/warehouse/gateway-client.js';
@@ -14,6 +13,7 @@ import { openWarehouse, QueryLimitError, QueryRefusedError, type Warehouse } fro
 import { runCli, type CliResult } from '../support/run-cli.js';
 import { rejection, until } from '../support/wait.js';
 import { seedWarehouse } from '../support/warehouse-template.js';
+import { fileTempDir } from '../support/test-env.js';
 
 let listener: Server;
 let listenerUrl: string;
@@ -43,7 +43,7 @@ function expectOneLineRefusal(result: CliResult, message: RegExp): void {
 }
 
 describe('npx mintpipe query on the embedded engine (no other process)', () => {
-  const dataDir = seedWarehouse(mkdtempSync(join(tmpdir(), 'mintpipe-query-cli-')));
+  const dataDir = seedWarehouse(fileTempDir('query-cli'));
   const outfile = join(dataDir, 'escaped.txt');
   const env = { MINTPIPE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', REDIS_URL: process.env.REDIS_URL };
   const query = (...args: string[]) => runCli(['query', ...args], env);
@@ -150,7 +150,7 @@ describe('npx mintpipe query on the embedded engine (no other process)', () => {
 });
 
 describe('the warehouse gateway of a running process', () => {
-  const dataDir = seedWarehouse(mkdtempSync(join(tmpdir(), 'mintpipe-query-gw-')));
+  const dataDir = seedWarehouse(fileTempDir('query-gw'));
   let wh: Warehouse;
   let stop: () => Promise<void>;
 

@@ -5,14 +5,14 @@
  * every request of a user query carries readonly=1 and the limits, and that cancelling sends a
  * KILL for the query's own id.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'chdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWarehouse, QueryCancelledError, QueryRefusedError, runQuery, type Warehouse } from '../../src/warehouse/index.js';
 import { rejection, until } from '../support/wait.js';
+import { fileTempDir } from '../support/test-env.js';
 
 /** Parameters clickhouse-js sends that are not engine settings. */
 const NOT_SETTINGS = new Set(['query', 'query_id', 'database', 'default_format']);
@@ -25,7 +25,7 @@ interface Recorded {
   queryId: string | null;
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-ro-server-'));
+const dataDir = fileTempDir('ro-server');
 const requests: Recorded[] = [];
 let server: Server;
 let wh: Warehouse;

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openWarehouse, WarehouseClosedError } from '../../src/warehouse/index.js';
 import { DEFAULT_QUERY_LIMITS } from '../../src/warehouse/query-limits.js';
 import { rejection } from '../support/wait.js';
+import { fileTempDir } from '../support/test-env.js';
 
-const root = mkdtempSync(join(tmpdir(), 'mintpipe-wh-close-'));
+const root = fileTempDir('wh-close');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /**

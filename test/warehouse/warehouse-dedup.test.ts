@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   insertPromptEvent,
@@ -14,8 +12,9 @@ import {
   type RowBatch,
   type Warehouse,
 } from '../../src/warehouse/index.js';
+import { fileTempDir } from '../support/test-env.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-dedup-'));
+const dataDir = fileTempDir('wh-dedup');
 let wh: Warehouse;
 
 beforeAll(async () => {

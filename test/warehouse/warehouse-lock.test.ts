@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { until } from '../support/wait.js';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { MintpipeError } from '../../src/errors.js';
 import { openForQueries, openWarehouse, WarehouseLockedError, WarehouseProcessBoundError, type Warehouse } from '../../src/warehouse/index.js';
+import { fileTempDir } from '../support/test-env.js';
 
 // This process opens only this directory; the child processes hold it in turn.
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-lock-'));
+const dataDir = fileTempDir('wh-lock');
 const enginePath = join(dataDir, 'clickhouse');
 const children: ChildProcess[] = [];
 const opened: Warehouse[] = [];
@@ -137,7 +137,7 @@ describe('embedded warehouse lock', () => {
   });
 
   it('refuses a second directory in a process that has one open, or is opening one', async () => {
-    const otherDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-lock-other-'));
+    const otherDir = fileTempDir('wh-lock-other');
     try {
       const first = open();
       const concurrent = openWarehouse({ database: 'mintpipe_lock_test', dataDir: otherDir });

@@ -5,14 +5,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { processStartTicks } from '../../src/process-identity.js';
 import { openWarehouse, WarehouseLockedError } from '../../src/warehouse/index.js';
 import { runCli, startCli, type RunningCli } from '../support/run-cli.js';
 import { until } from '../support/wait.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const children: ChildProcess[] = [];
 const running: RunningCli[] = [];
@@ -42,7 +42,7 @@ const workerUp = (printed: { stderr: string }) => printed.stderr.includes('mintp
 
 describe('one process per embedded warehouse', () => {
   it('a second start on a data dir held by a live worker exits 1 at once, naming it, with no banner', async () => {
-    const env = envFor(mkdtempSync(join(tmpdir(), 'mintpipe-one-holder-')));
+    const env = envFor(fileTempDir('one-holder'));
     const worker = await startCli(['worker'], env, workerUp, 120_000);
     running.push(worker);
     const second = await runCli(['start', '--no-dashboard'], env, 60_000);
@@ -54,7 +54,7 @@ describe('one process per embedded warehouse', () => {
   });
 
   it('a worker waits for a one-shot command that holds the warehouse, says so, and starts once it lets go', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-one-holder-'));
+    const dataDir = fileTempDir('one-holder');
     const holder = spawn(process.execPath, ['--import', 'tsx', 'test/support/warehouse-holder.ts', dataDir, 'warehouse'], { stdio: ['pipe', 'pipe', 'inherit'] });
     children.push(holder);
     await new Promise<void>((resolve, reject) => {
@@ -74,7 +74,7 @@ describe('one process per embedded warehouse', () => {
   });
 
   it('a one-shot command does not take the warehouse from a worker that is starting up', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-one-holder-'));
+    const dataDir = fileTempDir('one-holder');
     const starting = spawn('sleep', ['60'], { stdio: 'ignore' });
     children.push(starting);
     mkdirSync(join(dataDir, 'clickhouse'), { recursive: true });

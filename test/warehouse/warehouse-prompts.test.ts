@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPromptEvent, insertPromptEvents, openWarehouse, promptOutcomes, runQuery, type PromptEvent, type Warehouse } from '../../src/warehouse/index.js';
 import { warehouseOptions } from '../support/engine.js';
+import { fileTempDir } from '../support/test-env.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-prompts-'));
+const dataDir = fileTempDir('wh-prompts');
 let wh: Warehouse;
 
 beforeAll(async () => {

@@ -2,9 +2,8 @@
  * Read-only SQL on the real embedded engine: what the gate lets through, what it refuses (and that
  * nothing refused reads, writes or connects), the limits, and cancellation that frees the engine.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -19,9 +18,10 @@ import {
 import { DEFAULT_QUERY_LIMITS } from '../../src/warehouse/query-limits.js';
 import { describeEmbeddedOnly, testDatabase, warehouseOptions } from '../support/engine.js';
 import { rejection, until } from '../support/wait.js';
+import { fileTempDir } from '../support/test-env.js';
 
 const database = testDatabase('mintpipe_query_test');
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-query-'));
+const dataDir = fileTempDir('wh-query');
 const outfile = join(dataDir, 'escaped.txt');
 let wh: Warehouse;
 let listener: Server;

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   completeRun as completeAnyRun,
@@ -19,6 +17,7 @@ import {
   type RowBatch,
   type Warehouse,
 } from '../../src/warehouse/index.js';
+import { fileTempDir } from '../support/test-env.js';
 
 // The stores are generic over datasets; these tests exercise them with visitors.
 type VisitorRow = { path: string; human: number; ai: number; total: number };
@@ -34,7 +33,7 @@ const runProgress = async (w: Warehouse, runId: string) => {
 };
 const pruneSuperseded = (w: Warehouse) => pruneAnySuperseded(w, ['visitor_rows', 'visitor_window_totals']);
 
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-runs-'));
+const dataDir = fileTempDir('wh-runs');
 let wh: Warehouse;
 
 beforeAll(async () => {

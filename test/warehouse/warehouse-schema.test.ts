@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   appliedMigrations,
@@ -15,9 +13,10 @@ import {
 import { PARTS_CLEANUP_SETTINGS } from '../../src/warehouse/migration-004-parts-cleanup.js';
 import { engineName, itEmbeddedOnly, warehouseOptions } from '../support/engine.js';
 import { until } from '../support/wait.js';
+import { fileTempDir } from '../support/test-env.js';
 
 // One embedded data directory per test file: the engine binds a process to one directory.
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-schema-'));
+const dataDir = fileTempDir('wh-schema');
 let wh: Warehouse;
 
 beforeAll(async () => {

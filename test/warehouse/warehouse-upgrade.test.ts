@@ -3,15 +3,14 @@
  * every migration and keeps its data; its visitors runs become dataset `visitors` and the public
  * views return the same rows before and after.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyMigrations, insertRows, migrations, openWarehouse, runQuery, type Warehouse } from '../../src/warehouse/index.js';
 import { initialSchema } from '../../src/warehouse/migration-001-initial.js';
 import { warehouseOptions } from '../support/engine.js';
+import { fileTempDir } from '../support/test-env.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'mintpipe-wh-upgrade-'));
+const dataDir = fileTempDir('wh-upgrade');
 let wh: Warehouse | undefined;
 
 afterAll(async () => {
