@@ -5,10 +5,10 @@
  * command makes it; the tests of the migrations themselves (warehouse-schema, warehouse-upgrade)
  * and of a first run start from empty dirs of their own and never see it.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from './run-cli.js';
 
 /** Where the run's template is: set by the global setup, inherited by the test processes. */
 const TEMPLATE_ENV = 'MINTPIPE_TEST_WAREHOUSE_TEMPLATE';
@@ -21,20 +21,14 @@ const ENGINE_DIR = 'clickhouse';
  * vitest runs a global setup once per project that has it: the first makes it, the others reuse it.
  */
 export async function makeWarehouseTemplate(): Promise<() => void> {
-  const made = process.env[TEMPLATE_ENV];
-  if (made && existsSync(made)) return () => undefined;
+  const existing = process.env[TEMPLATE_ENV];
+  if (existing && existsSync(existing)) return () => undefined;
   const root = mkdtempSync(join(tmpdir(), 'mintpipe-warehouse-template-'));
   const dataDir = join(root, 'data');
-  const child = spawn(process.execPath, ['bin/mintpipe.js', 'query', 'SELECT 1 AS one'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, MINTPIPE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  if (code !== 0) {
+  const query = await runCli(['query', 'SELECT 1 AS one'], { MINTPIPE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+  if (query.code !== 0) {
     rmSync(root, { recursive: true, force: true });
-    throw new Error(`the warehouse template could not be made (mintpipe query exited ${code}): ${stderr}`);
+    throw new Error(`the warehouse template could not be made (mintpipe query exited ${query.code}): ${query.stderr}`);
   }
   process.env[TEMPLATE_ENV] = join(dataDir, ENGINE_DIR);
   return () => {
