@@ -4,16 +4,15 @@
  * (a read-only directory, a damaged file). Each case runs a small script as a process of its own.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cacheName } from '../../bin/compiled.js';
 import { fileTempDir } from '../support/test-env.js';
 
 const compiled = pathToFileURL(resolve('bin/compiled.js')).href;
 const scratch = fileTempDir('compiled');
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 let dirs = 0;
 
 /** A bundle stand-in: reports the modules it "ran" (MODULES) and prints what it computed. */

@@ -4,13 +4,11 @@
  * other setting. `query` at debug level logs the warehouse opening, which these tests read.
  */
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
 import { fileTempDir } from '../support/test-env.js';
 
 const dataDir = fileTempDir('log-format');
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const env = { MINTPIPE_DATA_DIR: dataDir, LOG_LEVEL: 'debug' };
 const PRETTY_OPEN = /^\d\d:\d\d:\d\d\.\d{3} DEBUG warehouse open engine=embedded database=mintpipe location=\S+ ms=\d+$/m;
 

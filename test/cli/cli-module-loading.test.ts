@@ -6,7 +6,7 @@
  * that ran), or the sources through tsx.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
@@ -21,7 +21,6 @@ const SOURCE_RUNNER = new Set(['tsx', 'esbuild', 'get-tsconfig', 'resolve-pkg-ma
 const HEAVY = ['bullmq', 'ioredis', 'chdb', 'fastify', '@bull-board/api', '@bull-board/fastify', 'prom-client', 'pino-pretty', 'cli-progress'];
 
 const scratch = fileTempDir('module-loading');
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 let runs = 0;
 
 interface TracedRun {

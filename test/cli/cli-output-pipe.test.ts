@@ -3,12 +3,10 @@
  * exits), and a reader that stops early ends it quietly: exit 0, no EPIPE stack trace.
  */
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fileTempDir } from '../support/test-env.js';
 
 const dataDir = fileTempDir('pipe');
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const ROWS = 300_000;
 
 function query(onStdout: (child: ReturnType<typeof spawn>) => void) {

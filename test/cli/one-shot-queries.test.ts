@@ -1,11 +1,9 @@
-import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
 import { seedWarehouse } from '../support/warehouse-template.js';
 import { fileTempDir } from '../support/test-env.js';
 
 const dataDir = seedWarehouse(fileTempDir('one-shot'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('one-shot commands sharing the embedded warehouse', () => {
   it('runs 4 concurrent queries with nothing else running: each waits its turn for the engine and all succeed', async () => {

@@ -3,7 +3,6 @@
  * warehouse after the shipped migrations: the row and totals tables carry the settings every table
  * must, and the view shows the rows of the latest complete run of each window only.
  */
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestViewSql, rowTableSql, totalsTableSql } from '../../src/datasets/dataset-tables.js';
 import { applyMigrations, insertRowBatch, migrations, openWarehouse, recordRunEvent, selectRows, type Migration, type Warehouse } from '../../src/warehouse/index.js';
@@ -32,7 +31,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await wh?.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 const window = { dataset: 'searches', projectId: 'p', dateFrom: '2026-10-01', dateTo: '2026-10-02' };

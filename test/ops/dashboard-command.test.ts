@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,6 @@ const tokenHolder = dashboardTokenHolder(dataDir);
 
 afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** Status of GET /api/queues at `url` with a browser's Host header for `host` (and the token). */
@@ -146,7 +145,6 @@ describe('mintpipe dashboard', () => {
       expect(stdout.split('\n').filter((line) => line.includes(token))).toHaveLength(1);
     } finally {
       if (running.child.exitCode === null) running.child.kill('SIGKILL');
-      rmSync(parent, { recursive: true, force: true });
     }
   }, 90_000);
 });

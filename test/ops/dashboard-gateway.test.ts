@@ -5,7 +5,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, dayInTimeZone } from '../../src/export/dates.js';
 import type { SplitPoint } from '../../src/ops/daily-split-reads.js';
@@ -79,7 +78,6 @@ afterAll(async () => {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
   }
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function get<T>(path: string): Promise<{ status: number; body: T }> {

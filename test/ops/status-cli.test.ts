@@ -6,7 +6,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveWarehouseGateway } from '../../src/warehouse/warehouse-gateway.js';
@@ -63,7 +62,6 @@ describe('mintpipe status per dataset, beside a process that holds the warehouse
   afterAll(async () => {
     await stopGateway?.();
     await wh?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('gives each dataset its last complete window, lag, rows, failed windows and findings by kind', async () => {
@@ -129,7 +127,6 @@ if (engineName() === 'embedded') describe('mintpipe status shows what the runnin
       worker.kill('SIGKILL');
       await new Promise((resolve) => worker!.once('exit', resolve));
     }
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('with nothing running, says so and shows the settings this shell would use', async () => {

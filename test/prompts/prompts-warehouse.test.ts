@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptBatches } from '../../src/ops/prompt-batch-reads.js';
 import { directReader } from '../../src/ops/warehouse-reader.js';
@@ -14,7 +13,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await wh?.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('prompt outcomes of creates and chains', () => {

@@ -13,7 +13,6 @@ import { recordRunEvent } from '../../src/warehouse/index.js';
 import { openExportStack, type ExportStack } from '../support/export-stack.js';
 import { until } from '../support/wait.js';
 import { startTestCluster, type TestCluster } from '../support/redis-cluster.js';
-import { rmSync } from 'node:fs';
 import { fileTempDir } from '../support/test-env.js';
 
 let stack: ExportStack;
@@ -23,7 +22,6 @@ let cluster: TestCluster | undefined;
 const dataDir = fileTempDir('crash-limits');
 afterAll(async () => {
   await cluster?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe.each([

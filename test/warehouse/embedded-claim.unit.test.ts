@@ -1,11 +1,10 @@
-import { rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claimDirectory, releaseClaim } from '../../src/warehouse/embedded-lock.js';
 import { fileTempDir } from '../support/test-env.js';
 
 const scratch = fileTempDir('claim');
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('a start or worker claiming the embedded warehouse directory', () => {
   it('creates the data dir and clickhouse/ as 0700 whatever the umask, never open to others for a moment', () => {

@@ -3,7 +3,7 @@
  * a running mintpipe process serves it through: refusals exit 2 with one line and touch nothing, a
  * runaway is stopped, a cut result says so, and a client that goes away has its query stopped.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,7 +47,6 @@ describe('npx mintpipe query on the embedded engine (no other process)', () => {
   const outfile = join(dataDir, 'escaped.txt');
   const env = { MINTPIPE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', REDIS_URL: process.env.REDIS_URL };
   const query = (...args: string[]) => runCli(['query', ...args], env);
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('selects from every view', async () => {
     const views = await query("SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'View' ORDER BY name", '--format', 'json');
@@ -161,7 +160,6 @@ describe('the warehouse gateway of a running process', () => {
   afterAll(async () => {
     await stop?.();
     await wh?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   async function runawaysOnEngine(marker: string): Promise<number> {

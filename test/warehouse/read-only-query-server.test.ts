@@ -5,7 +5,6 @@
  * every request of a user query carries readonly=1 and the limits, and that cancelling sends a
  * KILL for the query's own id.
  */
-import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { Session } from 'chdb';
@@ -81,7 +80,6 @@ afterAll(async () => {
   await wh?.close();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('read-only queries on a server', () => {

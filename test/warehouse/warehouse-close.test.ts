@@ -1,14 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openWarehouse, WarehouseClosedError } from '../../src/warehouse/index.js';
 import { DEFAULT_QUERY_LIMITS } from '../../src/warehouse/query-limits.js';
 import { rejection } from '../support/wait.js';
 import { fileTempDir } from '../support/test-env.js';
 
 const root = fileTempDir('wh-close');
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /**
  * From close() to the process gone: the close's own bound (under a second) and a loaded machine's

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   insertPromptEvent,
@@ -23,7 +22,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await wh?.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 function batch(overrides: Partial<RowBatch> = {}): RowBatch {

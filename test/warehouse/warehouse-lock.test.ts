@@ -19,7 +19,6 @@ afterEach(async () => {
 
 afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** Starts a process that holds the directory; resolves once it does. */

@@ -3,15 +3,14 @@
  * (the ClickHouse client is not made; cli-module-loading shows it is not even loaded), a fresh or
  * older one brought up to date first, all under the same lock as openWarehouse.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrations, openForQueries, openWarehouse, runQuery } from '../../src/warehouse/index.js';
 import { initialSchema } from '../../src/warehouse/migration-001-initial.js';
 import { fileTempDir } from '../support/test-env.js';
 
 const scratch = fileTempDir('wh-for-queries');
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const database = 'mintpipe_for_queries';
 
 describe('openForQueries', () => {

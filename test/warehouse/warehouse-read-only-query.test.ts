@@ -2,7 +2,7 @@
  * Read-only SQL on the real embedded engine: what the gate lets through, what it refuses (and that
  * nothing refused reads, writes or connects), the limits, and cancellation that frees the engine.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,7 +63,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await wh?.close();
   await new Promise((resolve) => listener?.close(resolve));
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('a read-only query', () => {

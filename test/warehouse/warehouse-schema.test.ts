@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   appliedMigrations,
@@ -25,7 +24,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await wh?.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function columns(view: string): Promise<Array<[string, string]>> {

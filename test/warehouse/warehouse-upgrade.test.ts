@@ -3,7 +3,6 @@
  * every migration and keeps its data; its visitors runs become dataset `visitors` and the public
  * views return the same rows before and after.
  */
-import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyMigrations, insertRows, migrations, openWarehouse, runQuery, type Warehouse } from '../../src/warehouse/index.js';
 import { initialSchema } from '../../src/warehouse/migration-001-initial.js';
@@ -15,7 +14,6 @@ let wh: Warehouse | undefined;
 
 afterAll(async () => {
   await wh?.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function read(sql: string) {
