@@ -3,7 +3,7 @@
  * errors, and one explicit retry loop (ky's own retry is off) so the rules are exact:
  * reads retry anything transient; the message POST retries only what proves it was not taken.
  */
-import ky, { type KyInstance } from 'ky';
+import type { KyInstance, Options as KyOptions } from 'ky';
 import { pino } from 'pino';
 import type { z } from 'zod';
 import type { Logger } from '../logger.js';
@@ -55,7 +55,9 @@ interface ApiRequest<S extends z.ZodType> {
 }
 
 export class MintlifyClient {
-  readonly #http: KyInstance;
+  /** ky's settings, the key among them (a private field: it cannot be serialized). */
+  readonly #kyOptions: KyOptions;
+  #http: KyInstance | undefined;
   readonly #timeoutMs: number;
   readonly #maxBodyBytes: number;
   readonly #retry: RetryPolicy;
@@ -90,8 +92,7 @@ export class MintlifyClient {
     }
     this.#logger = options.logger ?? pino({ enabled: false });
     this.#onEvent = options.onEvent;
-    // The key lives only inside this ky instance (a private field), so it cannot be serialized.
-    this.#http = ky.create({
+    this.#kyOptions = {
       prefixUrl: base.href,
       headers: { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' },
       retry: 0,
@@ -101,7 +102,17 @@ export class MintlifyClient {
       // A redirect would turn the POST into a GET; report it instead of following.
       redirect: 'manual',
       fetch: fetchWithJsonBody,
-    });
+    };
+  }
+
+  /**
+   * ky, loaded with the first request: it builds one of fetch's Requests as it loads (~0.1 CPU-s in
+   * a new process), which a command that never calls the API (status, plan, the dashboard) skips.
+   */
+  async #ky(): Promise<KyInstance> {
+    const { default: ky } = await import('ky');
+    this.#http ??= ky.create(this.#kyOptions);
+    return this.#http;
   }
 
   /**
@@ -232,11 +243,12 @@ export class MintlifyClient {
 
   /** One HTTP exchange, body included, within timeoutMs. Throws MintlifyApiError, or the caller's abort reason. */
   async #attempt<S extends z.ZodType>(request: ApiRequest<S>, callerSignal?: AbortSignal, logger?: Logger): Promise<{ value: z.output<S>; status: number }> {
+    const http = this.#http ?? (await this.#ky());
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.#timeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
     try {
-      const response = await this.#http(request.path, {
+      const response = await http(request.path, {
         method: request.method,
         searchParams: request.searchParams,
         signal,

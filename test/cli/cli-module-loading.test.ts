@@ -120,6 +120,14 @@ describe('commands load only what they use', () => {
     expect(again.packages).toContain('chdb');
     for (const name of ['@clickhouse/client', 'zod', 'cron-parser']) expect(again.packages).not.toContain(name);
   });
+
+  it("status, which calls no API, does not load the HTTP client (ky builds one of fetch's Requests as it loads)", async () => {
+    const run = await traced(['status', '--format', 'json'], { MINTPIPE_DATA_DIR: join(scratch, 'status'), REDIS_URL: process.env.REDIS_URL, MINTPIPE_QUEUE_PREFIX: `modload${runs}` });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(JSON.parse(run.stdout)).toMatchObject({ datasets: { readable: true } });
+    expect(run.packages).toContain('bullmq');
+    expect(run.packages).not.toContain('ky');
+  });
 });
 
 describe('query through a running installation', () => {
