@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -61,7 +61,7 @@ function tcpListenPorts(pid: number): number[] {
 async function squatter(socket: string, password?: string): Promise<{ child: ChildProcess; client: Redis }> {
   const child = spawn(
     'redis-server',
-    ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--dir', mkdtempSync(join(tmpdir(), 'squatter-')), '--save', '', ...(password ? ['--requirepass', password] : [])],
+    ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--dir', fileTempDir('squatter'), '--save', '', ...(password ? ['--requirepass', password] : [])],
     { stdio: 'ignore' },
   );
   const client = new Redis({ path: socket, password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
