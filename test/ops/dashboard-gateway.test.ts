@@ -6,13 +6,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, dayInTimeZone } from '../../src/export/dates.js';
+import { addDays } from '../../src/export/dates.js';
 import type { SplitPoint } from '../../src/ops/daily-split-reads.js';
 import type { FreshnessRow } from '../../src/ops/dashboard-api.js';
 import type { InstallationView } from '../../src/ops/installation-reads.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { dashboardTokenHolder } from '../support/test-stack.js';
-import { seedDashboardData, seedDatasetData, type DatasetSeed, type SeedResult } from '../support/dashboard-stack.js';
+import { lagSince, readOnOneDay, seedDashboardData, seedDatasetData, type DatasetSeed, type SeedResult } from '../support/dashboard-stack.js';
 import { seedWarehouse } from '../support/warehouse-template.js';
 import { fileTempDir } from '../support/test-env.js';
 
@@ -106,14 +106,17 @@ describe('the dashboard beside a worker that holds the embedded warehouse', () =
   });
 
   it('reads the freshness table and both charts through the worker', async () => {
-    const freshness = await get<{ datasets: FreshnessRow[] }>(`/api/freshness?project=${seed.projectId}`);
+    // Seeded fresh today: a lag of 0 days, or 1 once midnight passed since the seed.
+    const { value: freshness, today } = await readOnOneDay(() => get<{ datasets: FreshnessRow[] }>(`/api/freshness?project=${seed.projectId}`));
     expect(freshness.status).toBe(200);
-    expect(freshness.body.datasets.find((d) => d.dataset === 'feedback')).toMatchObject({ lagDays: 0, failedWindows: 1, findings: { invalid_text: 2 } });
+    expect(freshness.body.datasets.find((d) => d.dataset === 'feedback')).toMatchObject({ lagDays: lagSince(datasets, today), failedWindows: 1, findings: { invalid_text: 2 } });
     const assistant = await get<{ days: Array<SplitPoint<'answered' | 'unanswered'>> }>(`/api/assistant-daily?project=${seed.projectId}&days=30`);
     expect(assistant.body.days.filter((d) => d.counts).map((d) => [d.date, d.counts])).toEqual([...datasets.assistant].map(([date, counts]) => [date, counts]));
     const feedback = await get<{ days: Array<SplitPoint<'helpful' | 'notHelpful' | 'unrated'>> }>(`/api/feedback-daily?project=${seed.projectId}&days=30`);
-    const today = dayInTimeZone(new Date(), 'UTC');
-    expect(feedback.body.days.find((d) => d.date === addDays(today, -1))?.counts).toEqual(datasets.feedback.get(addDays(today, -1)));
+    // The seed's yesterday: inside the 30 days whether or not midnight passed since.
+    const yesterday = addDays(datasets.lastDateTo, -1);
+    expect(datasets.feedback.get(yesterday)).toBeDefined();
+    expect(feedback.body.days.find((d) => d.date === yesterday)?.counts).toEqual(datasets.feedback.get(yesterday));
   });
 
   it("shows the worker's settings, and exports its gauges read through it", async () => {

@@ -13,7 +13,7 @@ import type { StatusReport } from '../../src/ops/status-report.js';
 import { listInstallation } from '../../src/queue/installation-info.js';
 import { createRedisConnection } from '../../src/queue/redis-connection.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/index.js';
-import { seedDashboardData, seedDatasetData, type DatasetSeed } from '../support/dashboard-stack.js';
+import { lagSince, readOnOneDay, seedDashboardData, seedDatasetData, type DatasetSeed } from '../support/dashboard-stack.js';
 import { engineEnv, engineName, itEmbeddedOnly } from '../support/engine.js';
 import { runCli } from '../support/run-cli.js';
 import { until } from '../support/wait.js';
@@ -65,20 +65,22 @@ describe('mintpipe status per dataset, beside a process that holds the warehouse
   });
 
   it('gives each dataset its last complete window, lag, rows, failed windows and findings by kind', async () => {
-    const status = await statusJson(env);
+    // Seeded fresh today: a lag of 0 days, or 1 once midnight passed since the seed.
+    const { value: status, today } = await readOnOneDay(() => statusJson(env));
+    const lagDays = lagSince(seed, today);
     expect(status.datasets).toMatchObject({ readable: true, via });
     const row = (dataset: string) => status.datasets.rows.find((r) => r.dataset === dataset && r.projectId === 'acme-docs');
     const yesterday = [...seed.assistant.keys()].at(-1)!;
     const conversations = seed.assistant.get(yesterday)!;
     expect(row('assistant')).toMatchObject({
       lastWindow: { dateFrom: yesterday, dateTo: seed.lastDateTo, rows: conversations.answered + conversations.unanswered },
-      lagDays: 0,
+      lagDays,
       failedWindows: 0,
       findings: { cursor_restarted: 1 },
       enabled: true,
     });
-    expect(row('feedback')).toMatchObject({ lagDays: 0, failedWindows: 1, findings: { invalid_text: 2 }, enabled: true });
-    expect(row('visitors')).toMatchObject({ lagDays: 0, failedWindows: 1, findings: {} });
+    expect(row('feedback')).toMatchObject({ lagDays, failedWindows: 1, findings: { invalid_text: 2 }, enabled: true });
+    expect(row('visitors')).toMatchObject({ lagDays, failedWindows: 1, findings: {} });
     expect(row('feedback')?.findings).toEqual({ invalid_text: 2 });
     expect(row('assistant')?.findings).toEqual({ cursor_restarted: 1 });
     // Enabled for the configured project, never exported.
@@ -87,11 +89,11 @@ describe('mintpipe status per dataset, beside a process that holds the warehouse
 
   // The table is drawn from the report above whatever the engine: once, on the embedded engine.
   itEmbeddedOnly('prints a table of the datasets and a warning line for the findings', async () => {
-    const result = await runCli(['status'], env);
+    const { value: result, today } = await readOnOneDay(() => runCli(['status'], env));
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines).toContainEqual(expect.stringMatching(/^datasets \(warehouse read through the running installation\):$/));
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^  feedback +acme-docs +${[...seed.feedback.keys()].at(-1)}\\.\\.${seed.lastDateTo} +0 d +\\d+ +1 +invalid_text 2$`)));
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^  feedback +acme-docs +${[...seed.feedback.keys()].at(-1)}\\.\\.${seed.lastDateTo} +${lagSince(seed, today)} d +\\d+ +1 +invalid_text 2$`)));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}searches +acme-docs +none yet +- +- +0 +-$/));
     const warning = lines.filter((l) => l.startsWith('warning: data-quality findings'));
     expect(warning).toHaveLength(1);

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { addDays, dayInTimeZone } from '../../src/export/dates.js';
+import { addDays, dayInTimeZone, daysBetween } from '../../src/export/dates.js';
 import type { OpsSource } from '../../src/ops/ops-source.js';
 import { openQueue, type QueueName } from '../../src/queue/queues.js';
 import { getDataset, type DatasetName } from '../../src/datasets/index.js';
@@ -241,6 +241,25 @@ export async function exportDatasetRun(
   if (totalsTable) throw new Error(`exportDatasetRun: ${spec.dataset} has window totals; seed it like visitors`);
   await completeRun(wh, { ...window, runId, startedAt, eventAt: new Date(startedAt.getTime() + 3000), table, pages: 1, rows: spec.rows.length, requests: 1 });
   return runId;
+}
+
+/**
+ * An answer read with the real clock (a command, a server) and the UTC day it was read on; one whose
+ * read spanned midnight is read again. With the seed's day, what "today" made of the answer is
+ * known, so a run near midnight checks the same thing: a lag of `lagSince(seed)` days, not 0.
+ */
+export async function readOnOneDay<T>(read: () => Promise<T>): Promise<{ value: T; today: string }> {
+  for (;;) {
+    const before = dayInTimeZone(new Date(), 'UTC');
+    const value = await read();
+    const today = dayInTimeZone(new Date(), 'UTC');
+    if (today === before) return { value, today };
+  }
+}
+
+/** Days from the seed's today (its newest windows' end) to `today`: the lag of a fresh dataset. */
+export function lagSince(seed: Pick<DatasetSeed, 'lastDateTo'>, today: string): number {
+  return daysBetween(seed.lastDateTo, today);
 }
 
 export interface DatasetSeed {
