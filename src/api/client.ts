@@ -21,7 +21,7 @@ import { pathSegment } from './path-segment.js';
 import { boundRetryAfter, DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_RETRY_AFTER_MS } from './retry-after.js';
 import { backoffDelayMs, resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
 import { isRetryableRead, isRetryableSend, provesNotSent, serverRequestedWaitMs } from './retry-rules.js';
-import { agentJobSchema, type AgentJob } from './schemas.js';
+import { agentJobAnswerSchema, agentJobSchema, createdJobSchema, type AgentJob, type AgentJobAnswer } from './schemas.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -148,14 +148,15 @@ export class MintlifyClient {
    * connection that was never made; any failure that may have reached the server (5xx, timeout,
    * reset, malformed 200 body) is an AmbiguousSendError and is never retried.
    */
-  async sendMessage(projectId: string, jobId: string, prompt: string, call?: CallOptions): Promise<AgentJob> {
+  async sendMessage(projectId: string, jobId: string, prompt: string, call?: CallOptions): Promise<AgentJobAnswer> {
     const op = 'sendMessage';
     const path = `v2/agent/${pathSegment(op, 'projectId', projectId)}/job/${pathSegment(op, 'jobId', jobId)}/message`;
     if (typeof prompt !== 'string' || prompt.length === 0) throw new InvalidRequestError({ op, serverMessage: 'prompt: empty' });
-    return this.#execute(
-      { op, context: { project: projectId, job: jobId }, method: 'post', path, json: { prompt }, schema: agentJobSchema },
+    const answer = await this.#execute(
+      { op, context: { project: projectId, job: jobId }, method: 'post', path, json: { prompt }, schema: agentJobAnswerSchema },
       call,
     );
+    return { ...answer, id: answer.id ?? jobId };
   }
 
   /**
@@ -163,17 +164,18 @@ export class MintlifyClient {
    * under the same rules: retried only after a 429 or a connection never made; a failure that may
    * have reached the server is an AmbiguousSendError (a job may exist that we do not know of).
    */
-  async createAgentJob(projectId: string, prompt: string, call?: CallOptions): Promise<AgentJob> {
+  async createAgentJob(projectId: string, prompt: string, call?: CallOptions): Promise<AgentJobAnswer> {
     const op = 'createAgentJob';
     const path = `v2/agent/${pathSegment(op, 'projectId', projectId)}/job`;
     if (typeof prompt !== 'string' || prompt.length === 0) throw new InvalidRequestError({ op, serverMessage: 'prompt: empty' });
-    return this.#execute({ op, context: { project: projectId }, method: 'post', path, json: { prompt }, schema: agentJobSchema }, call);
+    return this.#execute({ op, context: { project: projectId }, method: 'post', path, json: { prompt }, schema: createdJobSchema }, call);
   }
 
   async getAgentJob(projectId: string, jobId: string, call?: CallOptions): Promise<AgentJob> {
     const op = 'getAgentJob';
     const path = `v2/agent/${pathSegment(op, 'projectId', projectId)}/job/${pathSegment(op, 'jobId', jobId)}`;
-    return this.#execute({ op, context: { project: projectId, job: jobId }, method: 'get', path, schema: agentJobSchema }, call);
+    const job = await this.#execute({ op, context: { project: projectId, job: jobId }, method: 'get', path, schema: agentJobSchema }, call);
+    return { ...job, id: job.id ?? jobId };
   }
 
   /** The caller's afterAttempt: bookkeeping, which never turns an answered attempt into a failure. */

@@ -10,6 +10,7 @@ export {
   agentJobSchema,
   isTerminalStatus,
   type AgentJob,
+  type AgentJobAnswer,
   type AgentJobStatus,
 } from './schemas.js';
 export {

@@ -11,6 +11,7 @@ import {
   NotFoundError,
   RateLimitedError,
   type AgentJob,
+  type AgentJobAnswer,
 } from '../api/index.js';
 import { errorText, formatDuration } from './describe.js';
 import { backoffMs, GET_RETRY } from './prompt-context.js';
@@ -87,7 +88,7 @@ async function post(scope: StepScope, record: PromptRecord, jobId: string | unde
     return { kind: 'skipped', reason: 'claim lost before the POST; not sent' };
   }
 
-  let answer: AgentJob;
+  let answer: AgentJobAnswer;
   try {
     ctx.observer.sent?.();
     const call = { retry: false as const, logger: scope.logger, afterAttempt: () => budget.settle(take.slot), onNotSent: () => budget.giveBack(take.slot) };

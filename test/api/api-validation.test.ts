@@ -89,9 +89,33 @@ describe('agent job validation', () => {
     );
   });
 
-  it('names a missing id and a prLink that is not a string', async () => {
-    expect(await jobProblem({ status: 'active' })).toBe('id: missing (expected string)');
+  it('names a missing status of a job read and a prLink that is not a string', async () => {
+    const { status: _status, ...noStatus } = OK_JOB;
+    expect(await jobProblem(noStatus)).toBe('status: expected one of "active"|"completed"|"archived"|"failed", got nothing');
     expect(await jobProblem({ ...OK_JOB, prLink: 5 })).toBe('prLink: expected string, got 5');
+  });
+
+  // The spec marks no agent job field required: each answer is asked only for what its operation needs.
+  it('reads a job whose body leaves out its id as the job asked for', async () => {
+    server.script({ status: 200, body: { status: 'completed', prLink: 'https://github.com/o/r/pull/1' } });
+    await expect(client.getAgentJob('p', 'job-7')).resolves.toMatchObject({ id: 'job-7', status: 'completed', prLink: 'https://github.com/o/r/pull/1' });
+  });
+
+  it("takes a message's 200 with an empty body as sent to the job it was sent to", async () => {
+    server.script({ status: 200, body: {} });
+    await expect(client.sendMessage('p', 'job-7', 'hello')).resolves.toEqual({ id: 'job-7', prLink: null });
+  });
+
+  it("names a create's 201 without the new job's id (the job cannot be followed), and takes one without a status", async () => {
+    server.script({ status: 201, body: { status: 'active' } });
+    const error = await client.createAgentJob('p', 'hello').then(
+      () => expect.fail('expected a failure'),
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ name: 'AmbiguousSendError' });
+    expect(String((error as Error & { cause?: unknown }).cause)).toContain('id: missing');
+    server.script({ status: 201, body: { id: 'agent-9' } });
+    await expect(client.createAgentJob('p', 'hello')).resolves.toEqual({ id: 'agent-9', prLink: null });
   });
 
   it('reports a non-JSON body with a short excerpt', async () => {

@@ -129,6 +129,15 @@ describe('the send', () => {
     expect((await sent).record.status).toBe('polling');
   });
 
+  it("takes a 200 with nothing in its body as sent (the spec requires no field): the prompt polls the job it was sent to", async () => {
+    const [head] = await lane('send-bare-answer');
+    stack.emulator.control.script('message', [{ kind: 'body', body: {} }]);
+    const { outcome, record } = await send(head!);
+    expect(outcome).toMatchObject({ kind: 'wait', reason: 'sent; first poll' });
+    expect(record).toMatchObject({ status: 'polling', jobId: 'job-1', observedActive: false, lastStatus: undefined, error: undefined });
+    expect(messagesTo('send-bare-answer')).toBe(1);
+  });
+
   const failures: Array<[string, Fault, string]> = [
     ['a 429 proves it was not taken: queued again', { kind: 'rateLimit', retryAfterSeconds: 1 }, 'queued'],
     ['a 400 is rejected', { kind: 'status', status: 400 }, 'rejected'],
