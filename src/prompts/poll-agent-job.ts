@@ -52,11 +52,11 @@ export async function pollStep(scope: StepScope, record: PromptRecord): Promise<
 
 async function settle(scope: StepScope, record: PromptRecord, job: AgentJob, polls: number, observedActive: boolean): Promise<StepOutcome> {
   const common = { polls, observedActive, lastStatus: job.status, prLink: job.prLink, lastArchivedAt: archivedAtOf(job.archivedAt) };
-  if (record.status === 'polling' && job.status !== 'active') return scope.finish(record, job.status, { ...common, error: null });
   const before = record.before;
   const moved = observedActive || (before !== undefined && jobChanged(before, { status: job.status, prLink: job.prLink, archivedAt: archivedAtOf(job.archivedAt) }).length > 0);
-  // Without a sign the message was processed, the pull request is the job's earlier work.
-  if (!moved) common.prLink = null;
+  // Without a sign the message was processed, the pull request is the job's earlier work (a created job has none).
+  if (!moved && (before !== undefined || record.status === 'ambiguous')) common.prLink = null;
+  if (record.status === 'polling' && job.status !== 'active') return scope.finish(record, job.status, { ...common, error: null });
   const seen = moved
     ? `observed: the agent job ran and ended ${job.status}`
     : before

@@ -86,7 +86,20 @@ describe('the same terminal status as before the send', () => {
     const { unchangedPollsToSettle, settleMs } = ctx.timing;
     expect((await pollAt({ ...quiet, polls: unchangedPollsToSettle - 2 }, settleMs)).outcome.kind).toBe('wait');
     expect((await pollAt({ ...quiet, polls: unchangedPollsToSettle - 1 }, settleMs - 1)).outcome.kind).toBe('wait');
-    expect((await pollAt({ ...quiet, polls: unchangedPollsToSettle - 1 }, settleMs)).outcome).toEqual({ kind: 'finished', status: 'completed' });
+    const settled = await pollAt({ ...quiet, polls: unchangedPollsToSettle - 1 }, settleMs);
+    expect(settled.outcome).toEqual({ kind: 'finished', status: 'completed' });
+    // No sign the message was processed: the job's pull request is its earlier work, not this prompt's.
+    expect(settled.record).toMatchObject({ status: 'completed', prLink: null, lastStatus: 'completed' });
+  });
+
+  it("keeps a created job's pull request when it settles: a new job has no earlier work", async () => {
+    const record = await sent('poll-created', 'https://example.test/pr/7');
+    setJob('poll-created', { status: 'completed', prLink: 'https://example.test/pr/7' });
+    const { unchangedPollsToSettle, settleMs } = ctx.timing;
+    const created = { ...record, kind: 'create' as const, before: undefined, observedActive: false, polls: unchangedPollsToSettle - 1 };
+    const settled = await pollAt(created, settleMs);
+    expect(settled.outcome).toEqual({ kind: 'finished', status: 'completed' });
+    expect(settled.record.prLink).toBe('https://example.test/pr/7');
   });
 });
 
