@@ -373,8 +373,9 @@ function pollSettings(env: Env): Pick<MintpipeConfig['prompts'], 'pollInitialMs'
   const pollMaxMs = duration(env, 'MINTPIPE_POLL_MAX', 60_000);
   if (pollMaxMs < pollInitialMs) throw new ConfigError('MINTPIPE_POLL_MAX', 'must not be less than MINTPIPE_POLL_INITIAL');
   const deadlineMs = duration(env, 'MINTPIPE_PROMPT_DEADLINE', 7_200_000);
-  // Unset: 10 s, or half the deadline when that is shorter.
-  const pollSettleMs = duration(env, 'MINTPIPE_POLL_SETTLE', Math.min(10_000, Math.max(1, Math.floor(deadlineMs / 2))));
+  // Unset: 60 s, or half the deadline when that is shorter. A server may pick a message up late:
+  // settling sooner takes the job's state from before it for the prompt's, and sends the next early.
+  const pollSettleMs = duration(env, 'MINTPIPE_POLL_SETTLE', Math.min(60_000, Math.max(1, Math.floor(deadlineMs / 2))));
   // Past the deadline a prompt ends timed_out: a settle time as long would never settle anything.
   if (pollSettleMs >= deadlineMs) throw new ConfigError('MINTPIPE_POLL_SETTLE', 'must be less than MINTPIPE_PROMPT_DEADLINE');
   return { pollInitialMs, pollMaxMs, pollSettleMs, deadlineMs };

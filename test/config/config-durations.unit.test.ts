@@ -45,7 +45,7 @@ describe('durations that no timer holds', () => {
       MINTPIPE_MESSAGE_RATE: '1000/30d',
     });
     expect(config.prompts.pollSettleMs).toBe(30 * 86_400_000);
-    expect(loadConfig({}).prompts.pollSettleMs).toBe(10_000);
+    expect(loadConfig({}).prompts.pollSettleMs).toBe(60_000);
     expect(config.prompts.retentionMs).toBe(400 * 86_400_000);
     expect(config.prompts.deadlineMs).toBe(60 * 86_400_000);
     expect(config.prompts.pollMaxMs).toBe(30 * 86_400_000);
