@@ -2,7 +2,8 @@
  * Messages of assistant threads: one request per conversation of the window — per distinct
  * `conversationId`, or the turn's `id` where that is absent — listed by the window's complete
  * `assistant` run. Off by default (MINTPIPE_ASSISTANT_THREADS): it costs a request per thread.
- * A thread the upstream does not know (404) is a `thread_not_found` finding; the run goes on.
+ * A thread the upstream does not know (404) or whose id it refuses (400) is a `thread_not_found`
+ * finding; the run goes on.
  */
 import type { z } from 'zod';
 import { defineDataset, type Zod } from './dataset.js';

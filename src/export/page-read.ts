@@ -27,8 +27,10 @@ export function readAnswer(settled: Settled, dataset: Dataset, pager: Pager, sta
   }
   const error = settled.error;
   if (error instanceof BudgetWaitError) return { kind: 'budget', waitMs: error.waitMs };
-  if (error instanceof NotFoundError && dataset.pagination.kind === 'fanout') {
-    findings.add('thread_not_found', `${pager.request(state).id ?? ''}: 404 ${error.message}`);
+  // A thread the upstream does not know, or whose id it refuses (the spec lists conversation ids as
+  // plain strings, the thread path as a ULID): that thread is a finding, the run goes on.
+  if ((error instanceof NotFoundError || error instanceof InvalidRequestError) && dataset.pagination.kind === 'fanout') {
+    findings.add('thread_not_found', `${pager.request(state).id ?? ''}: ${error.status ?? ''} ${error.message}`);
     return { kind: 'page', body: undefined, findings };
   }
   if (error instanceof InvalidRequestError && state.cursor !== null) {

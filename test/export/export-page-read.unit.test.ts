@@ -49,6 +49,14 @@ describe('what an answer means for the run', () => {
     expect(answer.kind === 'page' && answer.findings.drain()).toEqual([{ kind: 'thread_not_found', detail: 't2: 404 getAnalytics: HTTP 404 not found: no such thread' }]);
   });
 
+  it('records a thread whose id the upstream refuses (a 400: the thread path takes a ULID) the same way, not failing the run', () => {
+    const { dataset, pager } = parts('assistant-threads', ['t1', 'not-a-ulid']);
+    const refused = new InvalidRequestError({ op: 'getAnalytics', status: 400, serverMessage: 'Invalid thread ID' });
+    const answer = readAnswer({ ok: false, error: refused }, dataset, pager, { position: 1, cursor: null });
+    expect(answer.kind === 'page' && answer.body).toBeUndefined();
+    expect(answer.kind === 'page' && answer.findings.drain()).toEqual([{ kind: 'thread_not_found', detail: `not-a-ulid: 400 ${refused.message}` }]);
+  });
+
   it('starts the run over when the upstream refuses a cursor it gave out, but fails a refused first page', () => {
     const { dataset, pager } = parts('feedback');
     const refused = new InvalidRequestError({ op: 'getAnalytics', status: 400, serverMessage: 'bad cursor' });
