@@ -1,7 +1,8 @@
 /**
  * Integrity rules for the pages of one run, applied in order before anything is loaded. What the
- * spec promises is enforced (a page within its limit, no empty page that says `hasMore`, no page
- * or cursor served twice); data that moved mid-run (a key seen twice, totals that change) makes
+ * spec promises is enforced (a page within its limit, no page or cursor served twice, no empty
+ * offset page that says `hasMore`: its next offset would be its own; an empty cursor page with a
+ * new cursor is progress); data that moved mid-run (a key seen twice, totals that change) makes
  * the run unstable. Keys are checked here against the current batch and the page before it;
  * repeats across batches are found in the warehouse before the run completes (memory stays flat).
  */
@@ -17,7 +18,7 @@ export class PageChecks {
   private forgotKeys = false;
 
   constructor(
-    private readonly options: { limit: number | undefined; keyColumn: string | undefined; paginated: boolean },
+    private readonly options: { limit: number | undefined; keyColumn: string | undefined; paginated: boolean; cursorPaged?: boolean },
     totals?: Record<string, unknown>,
   ) {
     this.totals = totals;
@@ -30,11 +31,11 @@ export class PageChecks {
 
   /** Checks a page given the rows it maps to (for the keys) and the cursor it was fetched with. */
   check(page: PageView<unknown>, rows: readonly Record<string, unknown>[], position: number, cursor: string | null): void {
-    const { limit, keyColumn, paginated } = this.options;
+    const { limit, keyColumn, paginated, cursorPaged = false } = this.options;
     if (limit !== undefined && page.items.length > limit) {
       throw new PaginationError(`page at position ${position} has ${page.items.length} rows, more than the limit ${limit}`);
     }
-    if (paginated && page.items.length === 0 && page.hasMore) {
+    if (paginated && !cursorPaged && page.items.length === 0 && page.hasMore) {
       throw new PaginationError(`page at position ${position} is empty but says hasMore: true`);
     }
     // A cursor handed out again would fetch a page again (or loop): refused before it is spent.

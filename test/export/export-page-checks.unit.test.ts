@@ -15,6 +15,15 @@ describe('page checks', () => {
     expect(() => new PageChecks({ limit: 3, keyColumn: 'path', paginated: false }).check(page([]), [], 0, null)).not.toThrow();
   });
 
+  it('takes an empty cursor page that hands out a new cursor as progress, and refuses one that hands out its own', () => {
+    const checks = new PageChecks({ limit: 3, keyColumn: 'id', paginated: true, cursorPaged: true });
+    checks.check(page(['a'], true, { nextCursor: 'c1' }), [{ id: 'a' }], 0, null);
+    expect(() => checks.check(page([], true, { nextCursor: 'c2' }), [], 1, 'c1')).not.toThrow();
+    expect(() => checks.check(page(['b'], false, { nextCursor: null }), [{ id: 'b' }], 1, 'c2')).not.toThrow();
+    const stuck = new PageChecks({ limit: 3, keyColumn: 'id', paginated: true, cursorPaged: true });
+    expect(() => stuck.check(page([], true, { nextCursor: 'c1' }), [], 0, 'c1')).toThrow(/cursor "c1" was handed out twice/);
+  });
+
   it('finds a key seen twice in any order of rows, on the same page or the one before it', () => {
     expect(() => offsetChecks().check(page(['a', 'b', 'a']), rows('a', 'b', 'a'), 0, null)).toThrow(UnstableWindowError);
     const checks = offsetChecks();
