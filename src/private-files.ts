@@ -9,7 +9,7 @@
  * files inside `clickhouse/` and Redis's inside `redis/` are protected by their 0700 directory.
  * Node built-ins only: the CLI's fast paths load this.
  */
-import { chmodSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MintpipeError } from './errors.js';
 
@@ -48,6 +48,11 @@ export function privateDir(path: string, logger?: NarrowingLogger): void {
     return;
   }
   if (!stat.isDirectory()) throw new PrivateDirError(`${path}: not a directory (mintpipe keeps its data there; set MINTPIPE_DATA_DIR to a directory)`);
+  // Its owner can change its mode and plant files in it (a Redis record, a gateway) at any time.
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) {
+    throw new PrivateDirError(`${path}: owned by another user (uid ${stat.uid}), who could read and plant what mintpipe keeps there: set MINTPIPE_DATA_DIR to a directory of your own`);
+  }
   const mode = stat.mode & 0o777;
   if ((mode & 0o077) === 0) return;
   try {
@@ -139,4 +144,25 @@ export function createPrivateFile(path: string, text: string): boolean {
 
 function octal(mode: number): string {
   return `0${mode.toString(8).padStart(3, '0')}`;
+}
+
+/**
+ * The text of a file mintpipe wrote privately (a server or gateway record), or undefined when it
+ * is missing or not to be trusted: a symlink, another user's file, or one others may write.
+ */
+export function readOwnFile(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0) return undefined;
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
 }

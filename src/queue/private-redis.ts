@@ -13,12 +13,11 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
 import { registerSecret, type Logger } from '../logger.js';
 import { isLive, processStartTicks, type ProcessIdentity } from '../process-identity.js';
-import { privateDir, writePrivateFile } from '../private-files.js';
+import { privateDir, readOwnFile, writePrivateFile } from '../private-files.js';
 import { redisTarget } from './redis-connection.js';
 import { addHolder, dropHolder, liveHolders } from './redis-holders.js';
 import { privateSocketPath } from './redis-socket.js';
@@ -99,7 +98,10 @@ async function runningServer(dir: string, socket: string): Promise<ServerState |
 
 function readState(dir: string): ServerState | undefined {
   try {
-    const state = JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8')) as Partial<ServerState>;
+    // Only a record this user wrote: one another user planted would hand our work to their server.
+    const text = readOwnFile(join(dir, 'server.json'));
+    if (text === undefined) return undefined;
+    const state = JSON.parse(text) as Partial<ServerState>;
     // A server.json of an older mintpipe (a TCP port, no start time) names nothing to trust.
     const ok = typeof state.pid === 'number' && typeof state.socket === 'string' && typeof state.password === 'string';
     return ok ? (state as ServerState) : undefined;

@@ -4,11 +4,12 @@
  * and the query error classes only, so `mintpipe query` through a running installation loads
  * neither the engine nor the ClickHouse client nor the configuration.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { MintpipeError } from '../errors.js';
 import { isLive, type ProcessIdentity } from '../process-identity.js';
+import { readOwnFile } from '../private-files.js';
 import type { QueryLimits } from './query-limits.js';
 import { queryErrorOfKind, type QueryErrorKind } from './query-errors.js';
 import type { ChunkSink, QueryResult, StreamOutcome } from './read-only-query.js';
@@ -38,8 +39,9 @@ const MAX_ERROR_BYTES = 64 * 1024;
 /** The pid of the live process serving this data dir's gateway; undefined when none does. */
 export function gatewayPid(dataDir: string): number | undefined {
   try {
-    const gateway = JSON.parse(readFileSync(join(dataDir, GATEWAY_FILE), 'utf8')) as GatewayFile;
-    return isLive(gateway) ? gateway.pid : undefined;
+    const text = readOwnFile(join(dataDir, GATEWAY_FILE));
+    const gateway = text === undefined ? undefined : (JSON.parse(text) as GatewayFile);
+    return gateway && isLive(gateway) ? gateway.pid : undefined;
   } catch {
     return undefined;
   }
@@ -127,7 +129,10 @@ function liveGateway(dataDir: string, tentative: boolean): GatewayFile | undefin
   const path = join(dataDir, GATEWAY_FILE);
   if (!existsSync(path)) return undefined;
   try {
-    const gateway = JSON.parse(readFileSync(path, 'utf8')) as GatewayFile;
+    // Only a record this user wrote: another user's would send our queries (and token) to their server.
+    const text = readOwnFile(path);
+    if (text === undefined) return undefined;
+    const gateway = JSON.parse(text) as GatewayFile;
     // A first try from a process that names itself (its pid reused by a container restarted on the
     // same volume) finds no gateway: it serves none.
     if (tentative && gateway.pid === process.pid) return undefined;

@@ -3,7 +3,7 @@
  * (as CI does), which `runuser -u nobody` needs to act as that other user.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
@@ -53,14 +53,28 @@ describe('the data dir, to another local user', () => {
     const dataDir = dataDirUnderSharedParent();
     const created = await runCli(['query', 'SELECT 1 AS one'], { MINTPIPE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
     expect(created.code, created.stderr).toBe(0);
-    for (const [command, sub] of [[['status'], 'redis'], [['query', 'SELECT 1'], 'clickhouse']] as const) {
+    for (const command of [['status'], ['query', 'SELECT 1']]) {
       // Only the data dir decides (no REDIS_URL or other settings of the test run).
       const refused = asNobody('env', '-i', `PATH=${process.env.PATH}`, `MINTPIPE_DATA_DIR=${dataDir}`, 'LOG_LEVEL=warn', process.execPath, 'bin/mintpipe.js', ...command);
       expect([refused.status, refused.stderr]).toEqual([
         2,
-        `mintpipe: ${join(dataDir, sub)}: permission denied (another user's data dir?): set MINTPIPE_DATA_DIR to a directory of your own\n`,
+        `mintpipe: ${dataDir}: owned by another user (uid 0), who could read and plant what mintpipe keeps there: set MINTPIPE_DATA_DIR to a directory of your own\n`,
       ]);
     }
+  });
+
+  it("refuses a data dir another user made (who could widen it again and plant a Redis record or a gateway in it), exit 2, before anything is kept there", async () => {
+    const dataDir = dataDirUnderSharedParent();
+    mkdirSync(dataDir, { mode: 0o777 });
+    chownSync(dataDir, 65534, 65534);
+    for (const command of [['status'], ['query', 'SELECT 1'], ['export', '--project', 'p1', '--from', '2026-08-01', '--to', '2026-08-02']]) {
+      const refused = await runCli(command, { MINTPIPE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+      expect([refused.code, refused.stderr], command.join(' ')).toEqual([
+        2,
+        `mintpipe: ${dataDir}: owned by another user (uid 65534), who could read and plant what mintpipe keeps there: set MINTPIPE_DATA_DIR to a directory of your own\n`,
+      ]);
+    }
+    expect(readdirSync(dataDir)).toEqual([]);
   });
 
   it('narrows a data dir and a clickhouse/ left open to others to 0700 with a data_dir_narrowed line each', async () => {

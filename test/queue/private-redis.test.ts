@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -202,6 +202,36 @@ describe('private redis-server', () => {
       child.kill('SIGKILL');
     }
   });
+
+  for (const [what, plant] of [
+    ['another user wrote', (file: string) => chownSync(file, 65534, 65534)],
+    ['other users may write', (file: string) => chmodSync(file, 0o666)],
+  ] as const) {
+    it(`never trusts a record ${what}, even of a live server that takes the recorded password`, async () => {
+      const dataDir = newDataDir();
+      mkdirSync(join(dataDir, 'redis'), { mode: 0o700 });
+      const socket = join(dataDir, 'redis', 'redis.sock');
+      const password = 'c'.repeat(48);
+      const { child, client } = await squatter(socket, password);
+      await client.set('planted', 'by someone else');
+      // Everything right (pid, start time, socket, password) but who wrote it.
+      const record = { pid: child.pid!, startTicks: processStartTicks(child.pid!), socket, password };
+      const file = join(dataDir, 'redis', 'server.json');
+      writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+      plant(file);
+      const handle = await acquireRedis({ dataDir, logger });
+      try {
+        expect(handle.target.password).not.toBe(password);
+        const owner = createRedisConnection(handle.target, 'test');
+        expect(await owner.get('planted')).toBeNull();
+        owner.disconnect();
+      } finally {
+        await handle.release();
+        client.disconnect();
+        child.kill('SIGKILL');
+      }
+    });
+  }
 
   it('stays up while a holder is too busy to run a timer for longer than a lease would last, while another process comes and goes', async () => {
     const dataDir = newDataDir();
