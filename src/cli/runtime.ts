@@ -212,6 +212,10 @@ export class Runtime {
     for (const name of names) if (!(await this.hasWorkers(name))) missing.push(name);
     if (missing.length === 0) return false;
     if (await this.workersStartingUp(missing)) return false;
+    // Published before its workers take any job, as a start or worker is: another shell's command
+    // then sees where they send (hand-over-check.ts) before it hands them work.
+    const { publishProcess } = await import('../queue/installation-info.js');
+    await publishProcess(this, 'command', { queues: missing, scheduler: false });
     await this.startWorkers(missing);
     return true;
   }

@@ -50,7 +50,8 @@ export interface InstallationUpstream {
 /** One running process and the settings it runs with. */
 export interface InstallationProcess {
   /** The command that runs: `start` or `worker`. */
-  role: 'start' | 'worker';
+  /** `command`: a one-shot command (`export --wait`, `prompts send --wait`, …) running workers of its own. */
+  role: 'start' | 'worker' | 'command';
   pid: number;
   /** The process's start time in clock ticks (process-identity.ts): with the pid, names it for its whole life. */
   startTicks?: string;
@@ -131,7 +132,7 @@ export interface Publication {
 }
 
 const StoredProcess = z.object({
-  role: z.enum(['start', 'worker']),
+  role: z.enum(['start', 'worker', 'command']),
   pid: z.number(),
   startTicks: z.string().optional(),
   pidSpace: z.string().optional(),
@@ -274,8 +275,8 @@ export interface PublishingRuntime {
 }
 
 /**
- * Publishes this process (start or worker) for as long as `runtime` is open: the record is
- * refreshed until the runtime closes, then deleted.
+ * Publishes this process (a start, a worker, or a command running workers of its own) for as long
+ * as `runtime` is open: the record is refreshed until the runtime closes, then deleted.
  */
 export async function publishProcess(
   runtime: PublishingRuntime,
