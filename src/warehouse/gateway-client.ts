@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { MintpipeError } from '../errors.js';
 import { isLive, type ProcessIdentity } from '../process-identity.js';
 import { readOwnFile } from '../private-files.js';
-import type { QueryLimits } from './query-limits.js';
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './query-limits.js';
 import { queryErrorOfKind, type QueryErrorKind } from './query-errors.js';
 import type { ChunkSink, QueryResult, StreamOutcome } from './read-only-query.js';
 import type { ResultFormat } from './result-format.js';
@@ -32,6 +32,9 @@ export type GatewayOutcome = StreamOutcome | GatewayErrorBody;
 
 export const GATEWAY_FILE = 'warehouse-gateway.json';
 export const OUTCOME_TRAILER = 'x-mintpipe-outcome';
+
+/** Beyond a query's own time limit, how long the gateway may send nothing before it is given up on. */
+const ANSWER_GRACE_MS = 10_000;
 
 /** Largest error body read from a gateway (errors are one line). */
 const MAX_ERROR_BYTES = 64 * 1024;
@@ -65,13 +68,13 @@ export async function queryThroughGateway(
 /**
  * Runs a read-only query through the process holding the warehouse, handing its result to `write`
  * chunk by chunk as it arrives (the next is read once `write` is done); undefined when no process
- * serves one. Plain node:http, without a response deadline: the gateway enforces the query's own
- * timeout.
+ * serves one. Plain node:http. The gateway enforces the query's own timeout; a gateway that sends
+ * nothing for that long and a grace (its process stopped, say) is given up on, never waited for.
  */
 export async function streamThroughGateway(
   dataDir: string,
   sql: string,
-  request: { limits?: Partial<QueryLimits>; format: ResultFormat },
+  request: { limits?: Partial<QueryLimits>; format: ResultFormat; graceMs?: number },
   write: ChunkSink,
   /**
    * Asked before anything says a process holds the warehouse (`query` tries the gateway first): an
@@ -91,15 +94,30 @@ export async function streamThroughGateway(
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-mintpipe-token': gateway.token },
   });
+  // A process that holds the warehouse but does not run (stopped, frozen) still accepts the
+  // connection: silence past the query's own limit and a grace is an answer that will not come.
+  const silentMs = (limits.timeoutMs ?? DEFAULT_QUERY_LIMITS.timeoutMs) + (request.graceMs ?? ANSWER_GRACE_MS);
+  const silence = new MintpipeError(`query: the warehouse gateway (pid ${gateway.pid}) sent nothing for ${silentMs / 1000}s: is the process holding the warehouse stopped?`);
+  let timer: NodeJS.Timeout | undefined;
+  let silent = false;
+  const listen = () =>
+    (timer = setTimeout(() => {
+      silent = true;
+      req.destroy(silence);
+    }, silentMs));
   let res: IncomingMessage;
   try {
+    listen();
     res = await new Promise<IncomingMessage>((resolve, reject) => {
       req.on('error', reject);
       req.on('response', resolve);
       req.end(payload);
     });
   } catch {
+    if (silent) throw silence;
     return undefined;
+  } finally {
+    clearTimeout(timer);
   }
   try {
     if (res.statusCode !== 200) return await refusal(res, tentative);
@@ -111,9 +129,13 @@ export async function streamThroughGateway(
     for (;;) {
       let next: IteratorResult<Buffer>;
       try {
+        // Only while waiting for the gateway: a reader of ours that is slow (a pager) is not silence.
+        listen();
         next = (await chunks.next()) as IteratorResult<Buffer>;
       } catch {
-        throw endedEarly();
+        throw silent ? silence : endedEarly();
+      } finally {
+        clearTimeout(timer);
       }
       if (next.done) break;
       await write(next.value);
