@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { UNPACED_ENV } from '../support/test-env.js';
 import { openCliStack, type CliStack } from '../support/test-stack.js';
-import { runCli } from '../support/run-cli.js';
+import { runCli, startCli } from '../support/run-cli.js';
 
 let cli: CliStack | undefined;
 let emulator: RunningEmulator;
@@ -35,6 +35,21 @@ describe('mintpipe export and query (CLI)', () => {
     const windows = JSON.parse(after.stdout) as Array<{ date_from: string; date_to: string; n: number }>;
     expect(windows.map((w) => `${w.date_from}..${w.date_to}`)).toEqual(['2026-10-01..2026-10-02', '2026-10-01..2026-10-04', '2026-10-02..2026-10-03', '2026-10-03..2026-10-04']);
     expect(Number(windows[1]!.n)).toBe(rangeRows);
+  });
+
+  it('export --wait stopped by Ctrl-C says its windows stay queued and how to follow them again, and exits 130', async () => {
+    // The page is answered after 5 s, past the workers' grace: the window is still running when
+    // Ctrl-C stops them. A queue of its own: the window it leaves queued is no other test's.
+    emulator.control.script('visitors', [{ kind: 'delay', ms: 5000, when: 'before' }]);
+    const own = { ...env, MINTPIPE_QUEUE_PREFIX: `${env.MINTPIPE_QUEUE_PREFIX}-stopped`, MINTPIPE_SHUTDOWN_GRACE: '500ms' };
+    const running = await startCli(['export', '--project', 'stopped', '--dataset', 'visitors', '--from', '2026-10-07', '--to', '2026-10-08', '--wait'], own, (printed) =>
+      printed.stdout.includes('enqueued 1 window(s)') && emulator.control.pendingFaults('visitors') === 0,
+    );
+    running.child.kill('SIGINT');
+    expect(await running.exited).toBe(130);
+    expect(running.output().stderr).toContain(
+      'stopped following 1 window(s); those not finished stay queued: workers (`mintpipe start` or `mintpipe worker`) carry them on, and `mintpipe export --project stopped --dataset visitors --from 2026-10-07 --to 2026-10-08 --wait` follows them again\n',
+    );
   });
 
   it('never prints the API key, even at debug level, and status reports the finished runs', async () => {

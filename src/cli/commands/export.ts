@@ -7,6 +7,7 @@ import { MintpipeError, UsageError } from '../../errors.js';
 import type { EnqueuedWindow } from '../../export/enqueue.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import { collectProjects } from '../collect-projects.js';
+import type { ProgressDisplay } from '../progress-display.js';
 import type { Runtime } from '../runtime.js';
 import type { WaitOptions } from '../wait-for-windows.js';
 import type { WindowFlags } from '../window-selection.js';
@@ -98,7 +99,7 @@ async function runExport(flags: ExportFlags): Promise<number> {
     const started = await runtime.ensureWorkers([QUEUE_NAMES.export]);
     if (!started) process.stderr.write('using the running workers\n');
     const watch = started ? undefined : await followWatch(runtime, flags.grain);
-    const results = await waitForWindows(queue, enqueued, { subscribe: (wake) => runtime.onJobEnded(wake), watch });
+    const results = await followWindows(enqueued, flags.grain, (display) => waitForWindows(queue, enqueued, { subscribe: (wake) => runtime.onJobEnded(wake), watch, display }));
     const failed = results.filter((r) => r.status !== 'complete');
     if (flags.format === 'json') {
       process.stdout.write(`${JSON.stringify({ windows: results, completed: results.length - failed.length, failed: failed.length }, null, 2)}\n`);
@@ -109,6 +110,28 @@ async function runExport(flags: ExportFlags): Promise<number> {
     }
     return failed.length === 0 ? 0 : 1;
   });
+}
+
+/**
+ * Follows the windows with a progress display; Ctrl-C stops the following (and this process's
+ * workers), not the windows, and says where they stand.
+ */
+async function followWindows<T>(enqueued: EnqueuedWindow[], grain: string, wait: (display: ProgressDisplay) => Promise<T>): Promise<T> {
+  const [{ ProgressDisplay }, { onStopSignal }, { exportCommand }] = await Promise.all([import('../progress-display.js'), import('../stop-signals.js'), import('../../export/export-command.js')]);
+  const display = new ProgressDisplay();
+  const off = onStopSignal(
+    () => {
+      display.stop();
+      const again = exportCommand(enqueued.map((e) => e.window), grain);
+      process.stderr.write(`stopped following ${enqueued.length} window(s); those not finished stay queued: workers (\`mintpipe start\` or \`mintpipe worker\`) carry them on, and \`${again}\` follows them again\n`);
+    },
+    { once: true },
+  );
+  try {
+    return await wait(display);
+  } finally {
+    off();
+  }
 }
 
 /** Gives up following when no worker has served the export queue for the grace period. */
