@@ -46,12 +46,16 @@ export async function withRuntime<T>(context: CommandContext, body: (runtime: Ru
   const runtime = await Runtime.open(context);
   let stopping = false;
   const off = onStopSignal((signal) => {
+    const now = () => {
+      runtime.releaseNow();
+      process.exit(signalExitCode(signal));
+    };
     // A second signal while closing means "now".
-    if (stopping) process.exit(signalExitCode(signal));
+    if (stopping) now();
     stopping = true;
     context.logger.info({ event: 'signal', signal }, 'stopping');
     // Never waits on a close forever: workers get the grace period, the rest a moment more.
-    setTimeout(() => process.exit(signalExitCode(signal)), runtime.config.shutdownGraceMs + STOP_AFTER_GRACE_MS).unref();
+    setTimeout(now, runtime.config.shutdownGraceMs + STOP_AFTER_GRACE_MS).unref();
     void runtime.close().finally(() => process.exit(signalExitCode(signal)));
   });
   try {

@@ -110,6 +110,14 @@ export class Runtime {
     return this.persistenceCheck;
   }
 
+  /**
+   * For a process about to exit without closing (a second Ctrl-C, a close past its grace): lets go
+   * of the private Redis at once, so the last one out does not leave the server running.
+   */
+  releaseNow(): void {
+    this.redisHandle.releaseNow();
+  }
+
   /** True once this process's workers stopped and let go of their jobs (a clean or a forced close). */
   get jobsReleased(): boolean {
     return this.workersReleased;

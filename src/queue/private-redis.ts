@@ -42,6 +42,11 @@ export interface RedisHandle {
   private: boolean;
   /** Drops this process's record as a user; the last one out stops the private server. */
   release(): Promise<void>;
+  /**
+   * The same, at once, for a process about to exit without waiting (a second Ctrl-C): the last one
+   * out signals the server to stop (it saves, as SHUTDOWN does) instead of asking and waiting.
+   */
+  releaseNow(): void;
 }
 
 /** server.json: the server mintpipe started, as a process, and how to reach it. */
@@ -52,7 +57,7 @@ interface ServerState extends ProcessIdentity {
 
 /** Returns REDIS_URL, or the private server under `dataDir` (started, and installed, when needed). */
 export async function acquireRedis(options: { url?: string; dataDir: string; logger: Logger }): Promise<RedisHandle> {
-  if (options.url) return { target: redisTarget(options.url), private: false, release: async () => {} };
+  if (options.url) return { target: redisTarget(options.url), private: false, release: async () => {}, releaseNow: () => {} };
   const { dataDir, logger } = options;
   privateDir(dataDir, logger);
   const dir = join(dataDir, 'redis');
@@ -80,6 +85,15 @@ function privateHandle(dir: string, state: ServerState, holder: string, logger: 
         const current = readState(dir);
         if (current && isLive(current)) await stopServer(current, logger);
       });
+    },
+    releaseNow() {
+      if (released) return;
+      released = true;
+      dropHolder(holder);
+      if (liveHolders(join(dir, HOLDERS_DIR)) > 0) return;
+      const current = readState(dir);
+      // SIGTERM: redis-server saves its data and exits, as on SHUTDOWN.
+      if (current && isLive(current)) process.kill(current.pid, 'SIGTERM');
     },
   };
 }

@@ -99,6 +99,29 @@ describe('private redis-server', () => {
     await third.release();
   });
 
+  it('lets go at once for a process that exits without waiting (a second Ctrl-C): the last one out stops the server, keeping its data', async () => {
+    const dataDir = newDataDir();
+    const first = await acquireRedis({ dataDir, logger });
+    const second = await acquireRedis({ dataDir, logger });
+    const server = serverJson(dataDir);
+    const client = createRedisConnection(first.target, 'test');
+    await client.set('kept', '2');
+    client.disconnect();
+
+    first.releaseNow();
+    expect(readdirSync(join(dataDir, 'redis', 'holders'))).toHaveLength(1);
+    expect(isLive(server)).toBe(true);
+    second.releaseNow();
+    expect(readdirSync(join(dataDir, 'redis', 'holders'))).toEqual([]);
+    await until('the server to stop', async () => (isLive(server) ? undefined : true), 10_000);
+
+    const third = await acquireRedis({ dataDir, logger });
+    const again = createRedisConnection(third.target, 'test');
+    expect(await again.get('kept')).toBe('2');
+    again.disconnect();
+    await third.release();
+  });
+
   it('uses REDIS_URL as given and never stops a shared server', async () => {
     const handle = await acquireRedis({ url: process.env.REDIS_URL!, dataDir: '/nonexistent', logger });
     expect(handle.private).toBe(false);
