@@ -50,10 +50,13 @@ async function followWatch(runtime: Runtime, batchId: string): Promise<WaitOptio
   };
   return {
     workers: watchWorkers({ countWorkers, graceMs }),
-    unserved: (status) =>
-      new MintpipeError(
-        `no worker has served the prompts queue for ${Math.round(graceMs / 1000)}s: ${status.total - status.done - status.held} prompt(s) of batch ${batchId} left undone; resume with \`mintpipe prompts recover ${batchId} --wait\` (or start \`mintpipe worker\`)`,
-      ),
+    unserved: (status) => {
+      // Sent ones are not to be sent again: say so, or a user may force the file in a second time.
+      const sent = status.byStatus.sending + status.byStatus.polling + status.byStatus.ambiguous;
+      return new MintpipeError(
+        `no worker has served the prompts queue for ${Math.round(graceMs / 1000)}s: ${status.total - status.done - status.held} prompt(s) of batch ${batchId} not final yet${sent ? ` (${sent} of them sent, awaiting their outcome: never send them again)` : ''}; resume with \`mintpipe prompts recover ${batchId} --wait\` (or start \`mintpipe worker\`)`,
+      );
+    },
   };
 }
 
