@@ -26,6 +26,10 @@ describe('mintpipe start lifecycle', () => {
       expect(stdout.split('\n')[0]).toMatch(
         /^mintpipe: no MINTLIFY_API_KEY set — running against the built-in emulator at http:\/\/127\.0\.0\.1:\d+ \(synthetic data\), into the embedded warehouse in \S+, queues in Redis at redis:\/\/127\.0\.0\.1:\d+ \(REDIS_URL\)$/,
       );
+      // The built-in emulator answers this start's own key only: another local user reaches its port, not its data.
+      const emulatorUrl = /built-in emulator at (http:\/\/\S+) /.exec(stdout)![1]!;
+      const stranger = await fetch(`${emulatorUrl}/v2/agent/demo-docs/job/job-1`, { headers: { authorization: 'Bearer mint_demo_emulator' } });
+      expect(stranger.status).toBe(401);
       // The address it prints carries the generated token, so a click opens it.
       const holder = dashboardTokenHolder(env.MINTPIPE_DATA_DIR!);
       const printed = /dashboard: (http:\/\/\S+)\/\?token=([0-9a-f]{48}) /.exec(stdout);

@@ -3,6 +3,7 @@
  * dashboard — until Ctrl-C. With no MINTLIFY_API_KEY it runs against the built-in emulator and
  * exports recent days of demo data, so a new user sees rows arrive.
  */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Queue } from 'bullmq';
 import type { Command } from 'commander';
@@ -18,6 +19,7 @@ import { configuredEngine } from '../../warehouse/factory.js';
 import { dashboardBanner } from '../dashboard-banner.js';
 import { runUntilSignal } from '../run-until-signal.js';
 import { nextStopSignal } from '../stop-signals.js';
+import { registerSecret } from '../../logger.js';
 
 interface StartFlags {
   workers: boolean;
@@ -60,11 +62,14 @@ async function start(flags: StartFlags): Promise<void> {
     import('../runtime.js'),
   ]);
   const demo = !config.api.key;
-  const emulator = demo ? await startEmulator({ port: 0, host: '127.0.0.1' }) : undefined;
+  // A key of this start's own: the emulator listens on 127.0.0.1, where every local user can reach it.
+  const demoKey = `mint_demo_${randomBytes(16).toString('hex')}`;
+  if (demo) registerSecret(demoKey);
+  const emulator = demo ? await startEmulator({ port: 0, host: '127.0.0.1', apiKey: demoKey }) : undefined;
   // The first line says what this runs against: the API (never the key), the warehouse, Redis.
   if (emulator) {
     process.stdout.write(`mintpipe: no MINTLIFY_API_KEY set — running against the built-in emulator at ${emulator.url} (synthetic data), ${describeStores(config)}\n`);
-    config = demoConfig(config, emulator.url);
+    config = demoConfig(config, emulator.url, demoKey);
   } else {
     const api = new URL(config.api.url);
     process.stdout.write(`mintpipe: running against ${api.origin}${api.pathname.replace(/\/$/, '')} with MINTLIFY_API_KEY, ${describeStores(config)}\n`);
@@ -153,10 +158,10 @@ function describeStores(config: MintpipeConfig): string {
 }
 
 /** Points the API at the emulator and, unless configured, exports a demo project without pacing. */
-function demoConfig(config: MintpipeConfig, url: string): MintpipeConfig {
+function demoConfig(config: MintpipeConfig, url: string, key: string): MintpipeConfig {
   return {
     ...config,
-    api: { ...config.api, url, key: 'mint_demo_emulator' },
+    api: { ...config.api, url, key },
     analyticsRate: process.env.MINTPIPE_ANALYTICS_RATE ? config.analyticsRate : null,
     export: { ...config.export, projects: config.export.projects.length ? config.export.projects : [DEMO_PROJECT] },
   };
