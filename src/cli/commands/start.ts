@@ -19,7 +19,7 @@ import { configuredEngine } from '../../warehouse/factory.js';
 import { dashboardBanner } from '../dashboard-banner.js';
 import { runUntilSignal } from '../run-until-signal.js';
 import { nextStopSignal } from '../stop-signals.js';
-import { registerSecret } from '../../logger.js';
+import { registerSecret } from '../../secrets/registered-secrets.js';
 
 interface StartFlags {
   workers: boolean;
