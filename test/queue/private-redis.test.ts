@@ -58,6 +58,33 @@ function tcpListenPorts(pid: number): number[] {
 }
 
 /** Another local user's redis-server listening on the socket path the private server uses. */
+/**
+ * With `record` in the data dir's server.json (then `plant`ed), a command's Redis is one of its own:
+ * not the squatter's, whose planted key it never sees. Stops the squatter.
+ */
+async function expectNotUsed(
+  dataDir: string,
+  squat: { child: ChildProcess; client: Redis },
+  record: { pid: number; startTicks?: string; socket: string; password: string },
+  plant: (file: string) => void = () => {},
+): Promise<void> {
+  const file = join(dataDir, 'redis', 'server.json');
+  writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+  plant(file);
+  const handle = await acquireRedis({ dataDir, logger });
+  try {
+    expect(serverJson(dataDir).pid).not.toBe(squat.child.pid);
+    expect(handle.target.password).not.toBe(record.password);
+    const owner = createRedisConnection(handle.target, 'test');
+    expect(await owner.get('planted')).toBeNull();
+    owner.disconnect();
+  } finally {
+    await handle.release();
+    squat.client.disconnect();
+    squat.child.kill('SIGKILL');
+  }
+}
+
 async function squatter(socket: string, password?: string): Promise<{ child: ChildProcess; client: Redis }> {
   const child = spawn(
     'redis-server',
@@ -210,20 +237,7 @@ describe('private redis-server', () => {
     const { child, client } = await squatter(socket, password);
     await client.set('planted', 'by someone else');
     // The pid of a server that stopped, now another process's: its start time differs.
-    const record = { pid: child.pid!, startTicks: '1', socket, password };
-    writeFileSync(join(dataDir, 'redis', 'server.json'), JSON.stringify(record), { mode: 0o600 });
-    const handle = await acquireRedis({ dataDir, logger });
-    try {
-      expect(serverJson(dataDir).pid).not.toBe(child.pid);
-      expect(handle.target.password).not.toBe(password);
-      const owner = createRedisConnection(handle.target, 'test');
-      expect(await owner.get('planted')).toBeNull();
-      owner.disconnect();
-    } finally {
-      await handle.release();
-      client.disconnect();
-      child.kill('SIGKILL');
-    }
+    await expectNotUsed(dataDir, { child, client }, { pid: child.pid!, startTicks: '1', socket, password });
   });
 
   for (const [what, plant] of [
@@ -238,21 +252,7 @@ describe('private redis-server', () => {
       const { child, client } = await squatter(socket, password);
       await client.set('planted', 'by someone else');
       // Everything right (pid, start time, socket, password) but who wrote it.
-      const record = { pid: child.pid!, startTicks: processStartTicks(child.pid!), socket, password };
-      const file = join(dataDir, 'redis', 'server.json');
-      writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
-      plant(file);
-      const handle = await acquireRedis({ dataDir, logger });
-      try {
-        expect(handle.target.password).not.toBe(password);
-        const owner = createRedisConnection(handle.target, 'test');
-        expect(await owner.get('planted')).toBeNull();
-        owner.disconnect();
-      } finally {
-        await handle.release();
-        client.disconnect();
-        child.kill('SIGKILL');
-      }
+      await expectNotUsed(dataDir, { child, client }, { pid: child.pid!, startTicks: processStartTicks(child.pid!), socket, password }, plant);
     });
   }
 
