@@ -146,22 +146,35 @@ function octal(mode: number): string {
   return `0${mode.toString(8).padStart(3, '0')}`;
 }
 
+/** What `readOwnFile` found: the text, nothing (no file), or why the file there is not to be trusted. */
+export type OwnFile = { text: string; problem?: undefined } | { text?: undefined; problem?: undefined } | { text?: undefined; problem: string; notAFile?: true };
+
 /**
- * The text of a file mintpipe wrote privately (a server or gateway record), or undefined when it
- * is missing or not to be trusted: a symlink, another user's file, or one others may write.
+ * The text of a file mintpipe wrote privately (a server or gateway record, the dashboard token),
+ * or why the file there is not to be trusted: a symlink (not followed), not a regular file (a FIFO
+ * is opened without waiting for a writer), another user's, or one others may write (or, with
+ * `othersMay: 'nothing'`, read as well). Other failures to open it are thrown.
  */
-export function readOwnFile(path: string): string | undefined {
+export function readOwnFile(path: string, options: { othersMay?: 'read' | 'nothing' } = {}): OwnFile {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    return undefined;
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {};
+    if (code === 'ELOOP') return { problem: 'is a symlink' };
+    if (code === 'EACCES') return { problem: 'cannot be read (another owner?)' };
+    throw err;
   }
   try {
     const stat = fstatSync(fd);
+    if (!stat.isFile()) return { problem: 'is not a regular file', notAFile: true };
     const uid = process.getuid?.();
-    if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0) return undefined;
-    return readFileSync(fd, 'utf8');
+    if (uid !== undefined && stat.uid !== uid) return { problem: `is owned by uid ${stat.uid}, not ${uid}` };
+    const mode = stat.mode & 0o777;
+    const readable = options.othersMay === 'nothing';
+    if ((mode & (readable ? 0o077 : 0o022)) !== 0) return { problem: `has mode 0${mode.toString(8)}, ${readable ? 'readable' : 'writable'} by other local users` };
+    return { text: readFileSync(fd, 'utf8') };
   } finally {
     closeSync(fd);
   }

@@ -10,11 +10,10 @@
  * hand invites a chmod that keeps a leaked token valid.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MintpipeError } from '../errors.js';
 import { registerSecret } from '../logger.js';
-import { createPrivateFile, privateDir, writePrivateFile, type NarrowingLogger } from '../private-files.js';
+import { createPrivateFile, privateDir, readOwnFile, writePrivateFile, type NarrowingLogger, type OwnFile } from '../private-files.js';
 
 export const DASHBOARD_TOKEN_FILE = 'dashboard-token';
 const TOKEN_PATTERN = /^[0-9a-f]{48}$/;
@@ -69,26 +68,14 @@ function generatedToken(file: string, logger: NarrowingLogger | undefined): stri
 
 /** The token in `file`; or no token and, when the file exists, why it cannot be trusted. */
 function readTokenFile(file: string): { token?: string; problem?: string } {
-  let fd: number;
+  let found: OwnFile;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    found = readOwnFile(file, { othersMay: 'nothing' });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return {};
-    if (code === 'ELOOP') return { problem: 'is a symlink' };
-    if (code === 'EACCES') return { problem: 'cannot be read (another owner?)' };
-    throw new DashboardTokenError(`${file}: cannot read the dashboard token (${code ?? (err as Error).message})`, { cause: err });
+    throw new DashboardTokenError(`${file}: cannot read the dashboard token (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err });
   }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new DashboardTokenError(`${file}: not a file (mintpipe keeps the dashboard token there): remove it`);
-    const uid = process.getuid?.();
-    if (uid !== undefined && stat.uid !== uid) return { problem: `is owned by uid ${stat.uid}, not ${uid}` };
-    const mode = stat.mode & 0o777;
-    if ((mode & 0o077) !== 0) return { problem: `has mode 0${mode.toString(8)}, readable by other local users` };
-    const token = readFileSync(fd, 'utf8').trim();
-    return TOKEN_PATTERN.test(token) ? { token } : { problem: 'holds no token of mintpipe\'s' };
-  } finally {
-    closeSync(fd);
-  }
+  if (found.problem !== undefined && found.notAFile) throw new DashboardTokenError(`${file}: not a file (mintpipe keeps the dashboard token there): remove it`);
+  if (found.text === undefined) return found.problem === undefined ? {} : { problem: found.problem };
+  const token = found.text.trim();
+  return TOKEN_PATTERN.test(token) ? { token } : { problem: 'holds no token of mintpipe\'s' };
 }

@@ -113,7 +113,7 @@ async function runningServer(dir: string, socket: string): Promise<ServerState |
 function readState(dir: string): ServerState | undefined {
   try {
     // Only a record this user wrote: one another user planted would hand our work to their server.
-    const text = readOwnFile(join(dir, 'server.json'));
+    const { text } = readOwnFile(join(dir, 'server.json'));
     if (text === undefined) return undefined;
     const state = JSON.parse(text) as Partial<ServerState>;
     // A server.json of an older mintpipe (a TCP port, no start time) names nothing to trust.

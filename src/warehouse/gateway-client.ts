@@ -4,7 +4,6 @@
  * and the query error classes only, so `mintpipe query` through a running installation loads
  * neither the engine nor the ClickHouse client nor the configuration.
  */
-import { existsSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { MintpipeError } from '../errors.js';
@@ -41,10 +40,18 @@ const MAX_ERROR_BYTES = 64 * 1024;
 
 /** The pid of the live process serving this data dir's gateway; undefined when none does. */
 export function gatewayPid(dataDir: string): number | undefined {
+  const gateway = gatewayRecord(dataDir);
+  return gateway && isLive(gateway) ? gateway.pid : undefined;
+}
+
+/**
+ * The data dir's gateway record, when there is one this user wrote: another user's would send our
+ * queries (and token) to their server.
+ */
+function gatewayRecord(dataDir: string): GatewayFile | undefined {
   try {
-    const text = readOwnFile(join(dataDir, GATEWAY_FILE));
-    const gateway = text === undefined ? undefined : (JSON.parse(text) as GatewayFile);
-    return gateway && isLive(gateway) ? gateway.pid : undefined;
+    const { text } = readOwnFile(join(dataDir, GATEWAY_FILE));
+    return text === undefined ? undefined : (JSON.parse(text) as GatewayFile);
   } catch {
     return undefined;
   }
@@ -148,20 +155,11 @@ export async function streamThroughGateway(
 }
 
 function liveGateway(dataDir: string, tentative: boolean): GatewayFile | undefined {
-  const path = join(dataDir, GATEWAY_FILE);
-  if (!existsSync(path)) return undefined;
-  try {
-    // Only a record this user wrote: another user's would send our queries (and token) to their server.
-    const text = readOwnFile(path);
-    if (text === undefined) return undefined;
-    const gateway = JSON.parse(text) as GatewayFile;
-    // A first try from a process that names itself (its pid reused by a container restarted on the
-    // same volume) finds no gateway: it serves none.
-    if (tentative && gateway.pid === process.pid) return undefined;
-    return isLive(gateway) ? gateway : undefined;
-  } catch {
-    return undefined;
-  }
+  const gateway = gatewayRecord(dataDir);
+  // A first try from a process that names itself (its pid reused by a container restarted on the
+  // same volume) finds no gateway: it serves none.
+  if (!gateway || (tentative && gateway.pid === process.pid)) return undefined;
+  return isLive(gateway) ? gateway : undefined;
 }
 
 /** An error answer as the verdict it carries (undefined: not a gateway's, when tentative). */

@@ -63,11 +63,11 @@ async function start(flags: StartFlags): Promise<void> {
   ]);
   const demo = !config.api.key;
   // A key of this start's own: the emulator listens on 127.0.0.1, where every local user can reach it.
-  const demoKey = `mint_demo_${randomBytes(16).toString('hex')}`;
-  if (demo) registerSecret(demoKey);
-  const emulator = demo ? await startEmulator({ port: 0, host: '127.0.0.1', apiKey: demoKey }) : undefined;
+  const demoKey = demo ? `mint_demo_${randomBytes(16).toString('hex')}` : undefined;
+  registerSecret(demoKey);
+  const emulator = demoKey ? await startEmulator({ port: 0, host: '127.0.0.1', apiKey: demoKey }) : undefined;
   // The first line says what this runs against: the API (never the key), the warehouse, Redis.
-  if (emulator) {
+  if (emulator && demoKey) {
     process.stdout.write(`mintpipe: no MINTLIFY_API_KEY set — running against the built-in emulator at ${emulator.url} (synthetic data), ${describeStores(config)}\n`);
     config = demoConfig(config, emulator.url, demoKey);
   } else {
