@@ -72,11 +72,7 @@ async function runReadOnly(
     const { streamThroughGateway } = await import('../warehouse/gateway-client.js');
     const viaGateway = await streamThroughGateway(config.dataDir, sql, { limits, format }, write);
     if (viaGateway) return viaGateway;
-    // Another one-shot command has the engine (it serves no gateway): queue for it, saying so.
-    warehouse = await open({
-      timeoutMs: LOCK_WAIT_MS,
-      onWait: (pid) => process.stderr.write(`${command}: waiting up to ${LOCK_WAIT_MS / 1000}s for the embedded warehouse (in use by ${pid === undefined ? 'another process' : `pid ${pid}`})\n`),
-    });
+    warehouse = await afterOtherCommand(open, command);
   }
   // Ctrl-C stops the query on the engine before the process ends; a second one ends it now.
   const abort = new AbortController();
@@ -90,4 +86,15 @@ async function runReadOnly(
     off();
     await warehouse.close();
   }
+}
+
+/**
+ * Another one-shot command has the engine (it serves no gateway, and ends soon): `open` queues for
+ * it, at most LOCK_WAIT_MS, saying so on stderr (`query: waiting up to 30s …`).
+ */
+export function afterOtherCommand<T>(open: (lockWait: NonNullable<EngineOptions['lockWait']>) => Promise<T>, command: string): Promise<T> {
+  return open({
+    timeoutMs: LOCK_WAIT_MS,
+    onWait: (pid) => process.stderr.write(`${command}: waiting up to ${LOCK_WAIT_MS / 1000}s for the embedded warehouse (in use by ${pid === undefined ? 'another process' : `pid ${pid}`})\n`),
+  });
 }

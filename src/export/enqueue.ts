@@ -39,6 +39,17 @@ export function newRunId(window: ExportWindow): string {
   return `${window.dataset}_${project}_${window.dateFrom}_${window.dateTo}_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
+/** The run ids a window job names: the run it started with, and the one it is on. */
+export function exportRunIds(data: unknown): string[] {
+  const job = data as { runId?: unknown; checkpoint?: { runId?: unknown } } | undefined;
+  return [job?.runId, job?.checkpoint?.runId].filter((id): id is string => typeof id === 'string');
+}
+
+/** The id of the job a run started in: its first run id (`.rN` restarts and `.fN` retries append to it). */
+export function jobIdOfRun(runId: string): string {
+  return runId.replace(/(\.[rf]\d+)+$/, '');
+}
+
 /** BullMQ priority of a window: its kind first, then its dataset's place in the order. */
 export function windowPriority(kind: WindowKind, dataset: DatasetName, order: readonly DatasetName[] = DATASET_NAMES): number {
   const place = order.indexOf(dataset);

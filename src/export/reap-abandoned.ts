@@ -14,7 +14,7 @@ import type { Queue } from 'bullmq';
 import { getDataset, isDatasetName } from '../datasets/index.js';
 import type { Logger } from '../logger.js';
 import { recordRunEvent, runningRunsUntouchedSince, storedRows, type RunOfWindow, type Warehouse } from '../warehouse/index.js';
-import type { ExportJobData } from './enqueue.js';
+import { exportRunIds, jobIdOfRun } from './enqueue.js';
 
 /** BullMQ states in which a job will still run. */
 const LIVE_STATES = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
@@ -69,21 +69,13 @@ async function liveRunIds(queue: Queue): Promise<Set<string>> {
   const ids = new Set<string>();
   for (let start = 0; ; start += PAGE) {
     const jobs = await queue.getJobs([...LIVE_STATES], start, start + PAGE - 1, true);
-    for (const job of jobs) {
-      if (!job) continue;
-      const data = job.data as Partial<ExportJobData> | undefined;
-      if (typeof data?.runId === 'string') ids.add(data.runId);
-      if (typeof data?.checkpoint?.runId === 'string') ids.add(data.checkpoint.runId);
-    }
+    for (const job of jobs) for (const runId of exportRunIds(job?.data)) ids.add(runId);
     // BullMQ pages each state's list separately: done when no list has more.
     if (jobs.length === 0) return ids;
   }
 }
 
-/**
- * A second look, by job id, for a job that moved between states while they were listed: a run's
- * job id is its first run id (`.rN` restarts and `.fN` retries append to it).
- */
+/** A second look, by job id, for a job that moved between states while they were listed. */
 async function jobState(queue: Queue, runId: string): Promise<string> {
-  return queue.getJobState(runId.replace(/(\.[rf]\d+)+$/, ''));
+  return queue.getJobState(jobIdOfRun(runId));
 }

@@ -9,12 +9,13 @@ import { isDatasetName } from '../datasets/index.js';
 import { checkRedisPersistence } from '../queue/redis-persistence.js';
 import type { ExportRun } from '../warehouse/index.js';
 import { projectDatasets } from '../export/nightly-plan.js';
-import { ALL_QUEUES, QUEUE_NAMES } from '../queue/queue-names.js';
+import { ALL_QUEUES, QUEUE_NAMES, type QueueName } from '../queue/queue-names.js';
 import { analyticsBudget } from '../queue/request-budget.js';
 import { listSchedules } from '../queue/schedules.js';
 import { datasetFreshness, type DatasetFreshness } from './dataset-freshness-reads.js';
 import { budgetRate, readInstallation, type InstallationView } from './installation-reads.js';
 import type { OpsSource } from './ops-source.js';
+import { activeJobs, runJobs, type ActiveJob, type RunJob } from './job-holds.js';
 import { exportRuns } from './run-reads.js';
 import { openReader } from './warehouse-reader.js';
 import { formatRate } from '../../config/index.js';
@@ -37,11 +38,16 @@ export interface StatusReport {
   queuePrefix: string;
   installation: InstallationView;
   analyticsBudget: { rate: string; usedInWindow: number; pausedForMs: number };
-  queues: Array<{ name: string; workers: number; counts: Record<string, number> }>;
+  /** `stalled`: active jobs no worker holds any more (the process running them stopped). */
+  queues: Array<{ name: QueueName; workers: number; counts: Record<string, number>; stalled: number }>;
   schedules: Array<{ id: string; pattern?: string | null; tz?: string | null; next: string | null }>;
   datasets: DatasetsReport;
-  /** The newest export runs as `export_runs` stores them (`status`: running, complete, failed, unstable, abandoned); empty when the warehouse was not read. */
-  lastRuns: Array<{ dataset: string; project: string; window: string; kind: string; status: string; rows: number; requests: number; finishedAt: string | null; error: string | null }>;
+  /**
+   * The newest export runs as `export_runs` stores them (`status`: running, complete, failed, unstable,
+   * abandoned); empty when the warehouse was not read. `job`, for a running run: whether a worker
+   * holds its job, the job stalled (its worker stopped), or it is queued to run again; null otherwise.
+   */
+  lastRuns: Array<{ dataset: string; project: string; window: string; kind: string; status: string; rows: number; requests: number; finishedAt: string | null; error: string | null; job: RunJob | null }>;
 }
 
 export interface StatusSource extends OpsSource {
@@ -77,7 +83,7 @@ function isEnabled(row: DatasetFreshness, installation: InstallationView): boole
 
 const LAST_RUNS = 10;
 
-async function readWarehouse(source: StatusSource, installation: InstallationView): Promise<{ datasets: DatasetsReport; lastRuns: StatusReport['lastRuns'] }> {
+async function readWarehouse(source: StatusSource, installation: InstallationView, exportActive: readonly ActiveJob[]): Promise<{ datasets: DatasetsReport; lastRuns: StatusReport['lastRuns'] }> {
   let found: DatasetFreshness[];
   let runs: ExportRun[];
   let via: 'embedded' | 'server' | 'gateway';
@@ -91,6 +97,8 @@ async function readWarehouse(source: StatusSource, installation: InstallationVie
   }
   const rows: DatasetStatus[] = [...found.map((f) => ({ ...f, enabled: isEnabled(f, installation) })), ...enabledWithoutRuns(found, installation)];
   rows.sort((a, b) => a.dataset.localeCompare(b.dataset) || (a.projectId ?? '').localeCompare(b.projectId ?? ''));
+  const running = runs.filter((r) => r.status === 'running').map((r) => r.runId);
+  const jobs = await runJobs(source.queue(QUEUE_NAMES.export), exportActive, running);
   const lastRuns = runs.map((r) => ({
     dataset: r.dataset,
     project: r.projectId,
@@ -101,16 +109,19 @@ async function readWarehouse(source: StatusSource, installation: InstallationVie
     requests: r.requests,
     finishedAt: r.finishedAt ? r.finishedAt.toISOString() : null,
     error: r.error || null,
+    job: jobs.get(r.runId) ?? null,
   }));
   return { datasets: { readable: true, via, rows }, lastRuns };
 }
 
 export async function gatherStatus(source: StatusSource): Promise<StatusReport> {
   const queues = [];
+  const active = new Map<string, ActiveJob[]>();
   for (const name of ALL_QUEUES) {
     const queue = source.queue(name);
     const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed');
-    queues.push({ name, workers: await queue.getWorkersCount(), counts });
+    active.set(name, await activeJobs(queue, source.redis));
+    queues.push({ name, workers: await queue.getWorkersCount(), counts, stalled: active.get(name)!.filter((a) => !a.held).length });
   }
   const exportQueue = source.queue(QUEUE_NAMES.export);
   const schedules = await listSchedules(exportQueue);
@@ -130,6 +141,6 @@ export async function gatherStatus(source: StatusSource): Promise<StatusReport> 
     analyticsBudget: { rate: formatRate(rate), usedInWindow: budget.used, pausedForMs: budget.pausedForMs },
     queues,
     schedules: schedules.map((s) => ({ ...s, next: s.next ? new Date(s.next).toISOString() : null })),
-    ...(await readWarehouse(source, installation)),
+    ...(await readWarehouse(source, installation, active.get(QUEUE_NAMES.export)!)),
   };
 }

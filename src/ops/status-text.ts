@@ -1,6 +1,7 @@
 /** `mintpipe status` as text: the running installation first, then queues, datasets and runs. */
 import type { InstallationProcess, InstallationSettings } from '../queue/installation-info.js';
 import { shortFingerprint } from '../queue/key-fingerprint.js';
+import type { RunJob } from './job-holds.js';
 import type { DatasetStatus, StatusReport } from './status-report.js';
 import { inertLine } from '../inert-text.js';
 
@@ -56,6 +57,30 @@ function datasetLines(rows: DatasetStatus[]): string[] {
   return [line(head), ...table.map(line)];
 }
 
+/** What a running run's line adds about its job: nothing while a worker holds it. */
+const RUN_JOB: Record<RunJob, string> = {
+  held: '',
+  stalled: ' (stalled: the process running it stopped; a worker takes it back and resumes it)',
+  queued: ' (queued to run again)',
+};
+
+/**
+ * Queued or stalled work that no running process serves: it waits until a worker starts. Workers
+ * still connected without a heartbeat (a suspended process) hold connections but run nothing.
+ */
+function unservedLines(status: StatusReport): string[] {
+  const lines: string[] = [];
+  for (const q of status.queues) {
+    const c = q.counts;
+    const jobs = (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.active ?? 0) + (c.delayed ?? 0);
+    if (jobs === 0 || status.installation.processes.some((p) => p.queues.includes(q.name))) continue;
+    const stalled = q.stalled ? ` (${q.stalled} of them stalled)` : '';
+    const connected = q.workers ? `; its ${q.workers} connected worker${q.workers === 1 ? ' has' : 's have'} no heartbeat: suspended or hung?` : '';
+    lines.push(`note: ${jobs} ${q.name} job${jobs === 1 ? '' : 's'}${stalled} and no running process works the ${q.name} queue${connected}; \`mintpipe start\` or \`mintpipe worker\` runs them`);
+  }
+  return lines;
+}
+
 export function statusText(status: StatusReport): string {
   const out: string[] = [];
   const { installation } = status;
@@ -75,8 +100,10 @@ export function statusText(status: StatusReport): string {
 
   for (const q of status.queues) {
     const c = q.counts;
-    out.push(`queue ${q.name.padEnd(8)} workers ${q.workers}  waiting ${(c.waiting ?? 0) + (c.prioritized ?? 0)}  active ${c.active}  delayed ${c.delayed}  completed ${c.completed}  failed ${c.failed}`);
+    const stalled = q.stalled ? ` (${q.stalled} stalled)` : '';
+    out.push(`queue ${q.name.padEnd(8)} workers ${q.workers}  waiting ${(c.waiting ?? 0) + (c.prioritized ?? 0)}  active ${c.active}${stalled}  delayed ${c.delayed}  completed ${c.completed}  failed ${c.failed}`);
   }
+  out.push(...unservedLines(status));
   if (status.schedules.length === 0) out.push('schedules: none (run `mintpipe start` to install the nightly schedule)');
   for (const s of status.schedules) out.push(`schedule ${s.id}: "${s.pattern}" ${s.tz ?? 'UTC'} next ${s.next ?? '-'}`);
 
@@ -95,6 +122,8 @@ export function statusText(status: StatusReport): string {
 
   if (status.lastRuns.length === 0) out.push(datasets.readable ? 'last runs: none in the warehouse' : 'last runs: not read (see datasets)');
   // A run's error is upstream text: one line, inert, whatever it holds.
-  for (const r of status.lastRuns) out.push(inertLine(`run ${r.dataset} ${r.project} ${r.window} ${r.kind} ${r.status} ${r.rows} rows ${r.requests} requests${r.error ? ` — ${r.error}` : ''}`));
+  for (const r of status.lastRuns) {
+    out.push(inertLine(`run ${r.dataset} ${r.project} ${r.window} ${r.kind} ${r.status}${RUN_JOB[r.job ?? 'held']} ${r.rows} rows ${r.requests} requests${r.error ? ` — ${r.error}` : ''}`));
+  }
   return `${out.join('\n')}\n`;
 }

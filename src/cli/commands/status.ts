@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { Warehouse } from '../../warehouse/index.js';
+import type { EngineOptions, Warehouse } from '../../warehouse/index.js';
 import { inertLines } from '../../inert-text.js';
 
 export function register(program: Command): void {
@@ -16,25 +16,29 @@ export function register(program: Command): void {
     .action(async (flags: { format: string }) => {
       if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
       // Loaded here, not at the top: `--help` and usage errors load only commander.
-      const [{ loadContext, withRuntime }, { gatherStatus }, { statusText }, { openWarehouse }] = await Promise.all([
+      const [{ loadContext, withRuntime }, { gatherStatus }, { statusText }, { openWarehouse, WarehouseLockedError }, { afterOtherCommand }] = await Promise.all([
         import('../command-context.js'),
         import('../../ops/status-report.js'),
         import('../../ops/status-text.js'),
         import('../../warehouse/index.js'),
+        import('../read-warehouse.js'),
       ]);
       const context = loadContext({ oneShot: true, usesApi: false });
       await withRuntime(context, async (runtime) => {
         const { checkWarehouse } = await import('../hand-over-check.js');
         await checkWarehouse(runtime.redis, runtime.config);
-        // A glance, not a wait: a warehouse held by a process without a gateway is a note at once
-        // (the runtime's own open would wait for it), and status serves no gateway of its own.
+        // A process that serves a gateway is read through it (openReader); one that holds the engine
+        // without one is another one-shot command, which ends soon: status queues for it, at most
+        // as long as `query` does, and then says the warehouse was not read.
+        const open = (lockWait?: EngineOptions['lockWait']) => openWarehouse({ ...runtime.config.clickhouse, dataDir: runtime.config.dataDir, logger: runtime.logger, lockWait });
+        const openWaiting = () => open().catch((err: unknown) => (err instanceof WarehouseLockedError ? afterOtherCommand(open, 'status') : Promise.reject(err)));
         let opened: Promise<Warehouse> | undefined;
         const source = {
           queue: runtime.queue.bind(runtime),
           redis: runtime.redis,
           redisWhere: runtime.redisWhere,
           config: runtime.config,
-          warehouse: () => (opened ??= openWarehouse({ ...runtime.config.clickhouse, dataDir: runtime.config.dataDir, logger: runtime.logger })),
+          warehouse: () => (opened ??= openWaiting()),
         };
         try {
           const status = await gatherStatus(source);
