@@ -45,7 +45,7 @@ async function followWatch(runtime: Runtime, batchId: string): Promise<WaitOptio
   const { watchWorkers } = await import('../queue/worker-watch.js');
   const graceMs = runtime.config.worker.followGraceMs;
   const countWorkers = async () => {
-    const connected = await runtime.workersConnected(QUEUE_NAMES.prompts);
+    const connected = await runtime.workersAlive(QUEUE_NAMES.prompts);
     return connected === undefined ? undefined : Number(connected);
   };
   return {

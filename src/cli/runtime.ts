@@ -205,6 +205,19 @@ export class Runtime {
     }
   }
 
+  /**
+   * Whether a live worker serves the queue, for a follower: connected to it, and, since a suspended
+   * or hung process keeps its connections, published by a process whose heartbeat is on time.
+   * Undefined when Redis will not say (then it counts as served).
+   */
+  async workersAlive(name: QueueName): Promise<boolean | undefined> {
+    const connected = await this.workersConnected(name);
+    if (connected !== true) return connected;
+    const { heartbeatLate, listInstallation } = await import('../queue/installation-info.js');
+    const processes = await listInstallation(this.redis, this.config.queuePrefix).catch(() => undefined);
+    return processes?.some((p) => p.queues.includes(name) && !heartbeatLate(p));
+  }
+
   /** True when some worker process is known to be connected to the queue. */
   async hasWorkers(name: QueueName): Promise<boolean> {
     return (await this.workersConnected(name)) === true;

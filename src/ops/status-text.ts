@@ -1,5 +1,5 @@
 /** `mintpipe status` as text: the running installation first, then queues, datasets and runs. */
-import type { InstallationProcess, InstallationSettings } from '../queue/installation-info.js';
+import { heartbeatLate, type InstallationProcess, type InstallationSettings } from '../queue/installation-info.js';
 import { shortFingerprint } from '../queue/key-fingerprint.js';
 import type { RunJob } from './job-holds.js';
 import type { DatasetStatus, StatusReport } from './status-report.js';
@@ -21,10 +21,8 @@ function targetLine(p: InstallationProcess): string[] {
   return [`         ${upstream}   warehouse ${p.warehouse ?? 'not published'}`];
 }
 
-/** A heartbeat half a period late or more: the process may have been killed (its record still lives). */
 function silence(p: InstallationProcess): string {
-  if (!p.heartbeat || p.heartbeat.agoMs < p.heartbeat.everyMs * 1.5) return '';
-  return `   no heartbeat for ${Math.round(p.heartbeat.agoMs / 1000)}s: it may have stopped`;
+  return heartbeatLate(p) ? `   no heartbeat for ${Math.round(p.heartbeat!.agoMs / 1000)}s: it may have stopped` : '';
 }
 
 function settingsLines(s: InstallationSettings, budget: StatusReport['analyticsBudget']): string[] {

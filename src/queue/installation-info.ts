@@ -81,6 +81,11 @@ export interface InstallationProcess {
   heartbeat?: { everyMs: number; agoMs: number };
 }
 
+/** A heartbeat half a period late or more: the process may be killed or suspended (its record still lives). */
+export function heartbeatLate(p: InstallationProcess): boolean {
+  return p.heartbeat !== undefined && p.heartbeat.agoMs >= p.heartbeat.everyMs * 1.5;
+}
+
 /** The subset of the configuration that settings are read from (never the API key). */
 export type SettingsSource = Pick<MintpipeConfig, 'analyticsRate' | 'messageRate'> & {
   export: Pick<MintpipeConfig['export'], 'cron' | 'timezone' | 'projects' | 'datasets' | 'assistantThreads'>;

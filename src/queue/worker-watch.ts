@@ -1,8 +1,9 @@
 /**
  * Whether a follower (`--wait` on work handed to running workers) is still following anything: a
  * queue no worker has served for a grace period will not move, and waiting on would hang a cron job
- * forever. BullMQ lists a queue's workers from Redis's CLIENT LIST, so a worker killed outright
- * drops out as soon as its connections close.
+ * forever. Its caller counts live workers (Runtime.workersAlive): connected to the queue (a worker
+ * killed outright drops out as its connections close), and published by a process whose heartbeat
+ * is on time (a suspended one keeps its connections).
  */
 
 export interface WorkerWatchOptions {

@@ -61,3 +61,31 @@ describe.each([
     }
   }, 120_000);
 });
+
+describe('a --wait that follows a worker that was suspended (SIGSTOP): its connections stay open', () => {
+  it('exits 1 once its heartbeat is late and the grace period is over, instead of waiting on it forever', async () => {
+    const env = testEnv({ MINTLIFY_API_URL: emulator.url, MINTPIPE_FOLLOW_GRACE: `${GRACE_MS}ms`, LOG_LEVEL: 'warn' });
+    const promptFile = join(env.MINTPIPE_DATA_DIR!, 'prompts.jsonl');
+    writeFileSync(promptFile, `${JSON.stringify({ projectId: 'docs', prompt: 'add a changelog page' })}\n`);
+    const worker = await startCli(['worker', '--queues', 'export,prompts'], env, (printed) => printed.stderr.includes('mintpipe worker:'));
+    const followers: RunningCli[] = [];
+    try {
+      followers.push(await follower(['export', '--project', 'docs', '--from', '2026-10-01', '--to', '2026-10-02', '--wait'], env));
+      followers.push(await follower(['prompts', 'send', promptFile, '--wait', '--allow-create'], env));
+      worker.child.kill('SIGSTOP');
+      const stoppedAt = Date.now();
+      const codes = await Promise.all(followers.map((f) => f.exited));
+      // Its record is refreshed every 10 s: late by half a period after 15 s, then the grace period.
+      expect(Date.now() - stoppedAt).toBeLessThan(15_000 + GRACE_MS + 10_000);
+      expect(codes).toEqual([1, 1]);
+      const lines = followers.map((f) => f.output().stderr.split('\n').filter((l) => l.startsWith('mintpipe: ')));
+      expect(lines).toEqual([
+        [expect.stringMatching(/^mintpipe: no worker has served the export queue for 3s: 1 window\(s\) left undone; resume with /)],
+        [expect.stringMatching(/^mintpipe: no worker has served the prompts queue for 3s: 1 prompt\(s\) of batch [0-9a-f]{16} not final yet/)],
+      ]);
+    } finally {
+      worker.child.kill('SIGCONT');
+      for (const running of [worker, ...followers]) if (running.child.exitCode === null) running.child.kill('SIGKILL');
+    }
+  }, 90_000);
+});

@@ -148,7 +148,7 @@ async function followWatch(runtime: Runtime, grain: string): Promise<WaitOptions
 }
 
 async function workerCount(runtime: Runtime): Promise<number | undefined> {
-  const connected = await runtime.workersConnected(QUEUE_NAMES.export);
+  const connected = await runtime.workersAlive(QUEUE_NAMES.export);
   return connected === undefined ? undefined : Number(connected);
 }
 
