@@ -70,8 +70,14 @@ function unservedLines(status: StatusReport): string[] {
   const lines: string[] = [];
   for (const q of status.queues) {
     const c = q.counts;
-    const jobs = (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.active ?? 0) + (c.delayed ?? 0);
-    if (jobs === 0 || status.installation.processes.some((p) => p.queues.includes(q.name))) continue;
+    // Each schedule keeps its next run as one delayed job: that is the schedule, not work left.
+    const scheduled = q.name === 'export' ? status.schedules.length : 0;
+    const jobs = (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.active ?? 0) + Math.max(0, (c.delayed ?? 0) - scheduled);
+    if (status.installation.processes.some((p) => p.queues.includes(q.name))) continue;
+    if (jobs === 0) {
+      if (scheduled) lines.push(`note: no running process works the ${q.name} queue: the nightly schedule's next run waits for one; \`mintpipe start\` runs it`);
+      continue;
+    }
     const stalled = q.stalled ? ` (${q.stalled} of them stalled)` : '';
     const connected = q.workers ? `; its ${q.workers} connected worker${q.workers === 1 ? ' has' : 's have'} no heartbeat: suspended or hung?` : '';
     lines.push(`note: ${jobs} ${q.name} job${jobs === 1 ? '' : 's'}${stalled} and no running process works the ${q.name} queue${connected}; \`mintpipe start\` or \`mintpipe worker\` runs them`);

@@ -80,6 +80,15 @@ describe('status text', () => {
     expect(suspended).toMatch(/^note: 1 prompts job and no running process works the prompts queue; its 1 connected worker has no heartbeat: suspended or hung\?; /m);
     expect(suspended).toMatch(/^queue prompts +workers 1 {2}waiting 0 {2}active 0 {2}delayed 1 /m);
 
+    // The nightly schedule's next run is a delayed job: not work left.
+    const scheduled = statusText({
+      ...report({ durable: true, problems: [] }),
+      queues: [{ name: 'export', workers: 0, counts: { ...idle, delayed: 1 }, stalled: 0 }],
+      schedules: [{ id: 'nightly', pattern: '0 2 * * *', tz: 'UTC', next: '2026-11-28T02:00:00.000Z' }],
+    });
+    expect(scheduled).toMatch(/^note: no running process works the export queue: the nightly schedule's next run waits for one; `mintpipe start` runs it$/m);
+    expect(scheduled).not.toMatch(/export job/);
+
     // A process that works the queue (alive by its heartbeat) serves it: no note; only its stalled count.
     const served = runningReport({ everyMs: 10_000, agoMs: 0 });
     const text = statusText({ ...served, queues: [{ name: 'export', workers: 1, counts, stalled: 1 }] });
