@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { UNPACED_ENV } from '../support/test-env.js';
+import { QUEUE_NAMES, queueKeyPrefix } from '../../src/queue/queue-names.js';
+import { openQueue } from '../../src/queue/queues.js';
+import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { randomPrefix, UNPACED_ENV } from '../support/test-env.js';
 import { openCliStack, type CliStack } from '../support/test-stack.js';
 import { runCli, startCli } from '../support/run-cli.js';
 
@@ -35,6 +38,25 @@ describe('mintpipe export and query (CLI)', () => {
     const windows = JSON.parse(after.stdout) as Array<{ date_from: string; date_to: string; n: number }>;
     expect(windows.map((w) => `${w.date_from}..${w.date_to}`)).toEqual(['2026-10-01..2026-10-02', '2026-10-01..2026-10-04', '2026-10-02..2026-10-03', '2026-10-03..2026-10-04']);
     expect(Number(windows[1]!.n)).toBe(rangeRows);
+  });
+
+  it('queues the windows of a range in the order MINTPIPE_DATASETS gives, not the order datasets are declared in', async () => {
+    // The reverse of the declared order (visitors before searches).
+    const prefix = randomPrefix('order');
+    const ordered = { ...env, MINTPIPE_DATASETS: 'searches,visitors', MINTPIPE_QUEUE_PREFIX: prefix };
+    const result = await runCli(['export', '--project', 'acme', '--from', '2026-10-01', '--to', '2026-10-02', '--dataset', 'visitors,searches'], ordered);
+    expect([result.code, result.stderr]).toEqual([0, expect.not.stringMatching(/error/i)]);
+    const redis = createRedisConnection(env.REDIS_URL!, 'cli-export-order');
+    const queue = openQueue(QUEUE_NAMES.export, redis, queueKeyPrefix(prefix));
+    try {
+      const jobs = await queue.getJobs(['prioritized', 'waiting']);
+      const byPriority = jobs.sort((a, b) => a.opts.priority! - b.opts.priority!).map((j) => (j.data as { dataset: string }).dataset);
+      expect(byPriority).toEqual(['searches', 'visitors']);
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+      redis.disconnect();
+    }
   });
 
   it('export --wait stopped by Ctrl-C says its windows stay queued and how to follow them again, and exits 130', async () => {
