@@ -11,6 +11,8 @@ import { exportBench } from './export-bench.js';
 
 const only = process.argv[2];
 const dir = mkdtempSync(join(tmpdir(), 'mintpipe-bench-redis-'));
+// Every data dir a benchmark makes (mkdtemp under tmpdir()) goes in this run's dir, removed at the end.
+process.env.TMPDIR = dir;
 const port = await freePort();
 const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
 const redisUrl = `redis://127.0.0.1:${port}`;

@@ -4,10 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { TEST_API_KEY } from './prompts-stack.js';
+import { fileTempDir } from './test-env.js';
 
 const started: ChildProcess[] = [];
 
@@ -37,7 +35,7 @@ export function crashTestEnv(emulatorUrl: string, tag: string) {
     MINTLIFY_API_URL: emulatorUrl,
     MINTLIFY_API_KEY: TEST_API_KEY,
     MINTPIPE_QUEUE_PREFIX: `${tag}${randomBytes(4).toString('hex')}`,
-    MINTPIPE_DATA_DIR: mkdtempSync(join(tmpdir(), `mintpipe-${tag}-`)),
+    MINTPIPE_DATA_DIR: fileTempDir(tag),
     MINTPIPE_MESSAGE_RATE: 'off',
     MINTPIPE_POLL_INITIAL: '50ms',
     MINTPIPE_POLL_SETTLE: '300ms',
