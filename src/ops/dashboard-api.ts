@@ -7,6 +7,7 @@ import { addDays, dayInTimeZone, parseDay } from '../export/dates.js';
 import { parseProjectId } from '../export/windows.js';
 import { UsageError } from '../errors.js';
 import { ALL_QUEUES } from '../queue/queues.js';
+import { activeJobs } from './job-holds.js';
 import { isDatasetName } from '../datasets/index.js';
 import { projectDatasets } from '../export/nightly-plan.js';
 import { ASSISTANT_SPLIT, dailySplit, FEEDBACK_SPLIT } from './daily-split-reads.js';
@@ -163,13 +164,13 @@ async function freshnessRows(wh: WarehouseReader, source: OpsSource, projectId: 
   return rows;
 }
 
-/** Job counts by state and connected workers of every queue. */
+/** Job counts by state, connected workers and stalled active jobs (no worker holds them) of every queue. */
 function queueCounts(source: OpsSource) {
   return Promise.all(
     ALL_QUEUES.map(async (name) => {
       const queue = source.queue(name);
-      const [counts, workers] = await Promise.all([queue.getJobCounts(...QUEUE_STATES), queue.getWorkersCount()]);
-      return { name, workers, counts };
+      const [counts, workers, active] = await Promise.all([queue.getJobCounts(...QUEUE_STATES), queue.getWorkersCount(), activeJobs(queue, source.redis)]);
+      return { name, workers, counts, stalled: active.filter((a) => !a.held).length };
     }),
   );
 }

@@ -1,3 +1,4 @@
+import { Worker, type Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, dayInTimeZone } from '../../src/export/dates.js';
 import { createLogger } from '../../src/logger.js';
@@ -43,7 +44,7 @@ interface Answers {
   runs: Array<Omit<ExportRun, 'startedAt' | 'finishedAt'> & { startedAt: string; finishedAt: string | null }>;
   batches: PromptBatchSummary[];
   notStarted: NotStartedBatch[];
-  queues: Array<{ name: string; workers: number; counts: Record<string, number> }>;
+  queues: Array<{ name: string; workers: number; counts: Record<string, number>; stalled: number }>;
   datasets: FreshnessRow[];
   lagDays: number | null;
   today: string;
@@ -213,7 +214,27 @@ describe('dashboard JSON API', () => {
     const exportQueue = body.queues.find((q) => q.name === 'export');
     expect(exportQueue?.counts.waiting).toBe(1);
     expect(exportQueue?.workers).toBe(0);
+    expect(exportQueue?.stalled).toBe(0);
     expect(body.queues.map((q) => q.name)).toEqual(['export', 'prompts']);
+  });
+
+  it('counts the active jobs no worker holds any more as stalled, and not those a worker holds', async () => {
+    const queue = stack.queue(QUEUE_NAMES.prompts);
+    await queue.addBulk([{ name: 'held', data: {} }, { name: 'left', data: {} }]);
+    // Takes both jobs as a worker would, then loses one's lock as a worker that stopped does.
+    const worker = new Worker(QUEUE_NAMES.prompts, null, { connection: stack.source.redis, prefix: queue.opts.prefix, lockDuration: 60_000, autorun: false });
+    try {
+      // Earlier cases queued batch jobs here too: take jobs until both are active (every one taken is held).
+      const taken: Job[] = [];
+      while (!['held', 'left'].every((name) => taken.some((job) => job.name === name))) taken.push((await worker.getNextJob(`token-${taken.length}`))!);
+      const left = taken.find((job) => job.name === 'left')!;
+      await stack.source.redis.del(`${queue.toKey(left.id!)}:lock`);
+      const { body } = await get('/api/queues');
+      expect(body.queues.find((q) => q.name === 'prompts')).toMatchObject({ counts: { active: taken.length }, stalled: 1 });
+    } finally {
+      await worker.close(true);
+      await queue.obliterate({ force: true });
+    }
   });
 
   it('refuses bad parameters with 400 naming the parameter', async () => {

@@ -104,6 +104,8 @@ async function loadQueues() {
           el('span', { class: `dot${q.workers > 0 ? ' on' : ''}` }),
           el('b', {}, q.name),
           `${formatNumber(c.active ?? 0)} active · ${formatNumber(waiting)} waiting · ${formatNumber(c.delayed ?? 0)} delayed`,
+          // Active jobs whose worker stopped: they move again only once a worker takes them back.
+          q.stalled ? el('span', { class: 'failed', title: 'active jobs no worker holds: the process running them stopped' }, ` · ${formatNumber(q.stalled)} stalled`) : null,
           c.failed ? el('span', { class: 'failed' }, ` · ${formatNumber(c.failed)} failed`) : null,
         );
       }),
