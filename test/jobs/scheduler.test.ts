@@ -3,6 +3,7 @@ import { Queue, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPlanNightlyProcessor, PLAN_NIGHTLY_JOB } from '../../jobs/plan-nightly.js';
+import { DATASET_NAMES } from '../../src/datasets/index.js';
 import type { ExportJobData } from '../../src/export/enqueue.js';
 import { createLogger } from '../../src/logger.js';
 import { listSchedules, nightlySchedule, upsertSchedule } from '../../src/queue/schedules.js';
@@ -52,5 +53,21 @@ describe('nightly scheduler', () => {
     // Running the same night again while those windows are in flight adds nothing.
     await plan(job);
     expect((await queue.getJobs(['prioritized', 'waiting'])).length).toBe(jobs.length);
+  });
+
+  it('gives the datasets of MINTPIPE_DATASETS their configured order within each kind, even against the declared order', async () => {
+    // The reverse of the declared order: a plan that fell back on the declared order would invert it.
+    expect(DATASET_NAMES.indexOf('searches')).toBeGreaterThan(DATASET_NAMES.indexOf('visitors'));
+    const plan = createPlanNightlyProcessor({
+      queue,
+      settings: { projects: ['ordered-docs'], datasets: ['searches', 'visitors'], assistantThreads: [], reexportDays: { default: 1 }, weekly: false, monthly: false, timezone: 'UTC' },
+      logger: createLogger({ level: 'silent' }),
+    });
+    await plan({ data: { runAt: '2026-11-19T02:00:00Z' }, queueName: 'export', id: 'y', timestamp: Date.now(), opts: {} } as unknown as Job);
+    const windows = (await queue.getJobs(['prioritized', 'waiting']))
+      .filter((j) => j.name !== PLAN_NIGHTLY_JOB && (j.data as ExportJobData).projectId === 'ordered-docs')
+      .sort((a, b) => a.opts.priority! - b.opts.priority!)
+      .map((j) => `${(j.data as ExportJobData).dataset} ${(j.data as ExportJobData).kind}`);
+    expect(windows).toEqual(['searches nightly', 'visitors nightly', 'searches reexport', 'visitors reexport']);
   });
 });
