@@ -57,13 +57,15 @@ export async function waitForRecovery(
   const store = new PromptStore(deps.redis, deps.prefix);
   for (;;) {
     options.signal?.throwIfAborted();
-    const job = await deps.queue.getJob(request.jobId);
-    const state = job ? await job.getState() : 'unknown';
-    if (state === 'completed') {
-      if ((job!.returnvalue as StartedBatch | undefined)?.prompts && (await store.batchMeta(request.batchId))) return;
+    // The state first, then the job: a job read before it finished has no return value yet, and
+    // taken for a finished one it would say the ledger had nothing (and invite a second submit).
+    const state = await deps.queue.getJobState(request.jobId);
+    if (state === 'completed' || state === 'failed') {
+      const job = await deps.queue.getJob(request.jobId);
+      if (state === 'failed') throw new MintpipeError(`batch ${request.batchId}: recovery failed: ${job?.failedReason}`);
+      if ((job?.returnvalue as StartedBatch | undefined)?.prompts && (await store.batchMeta(request.batchId))) return;
       throw new BatchNotInLedgerError(request.batchId);
     }
-    if (state === 'failed') throw new MintpipeError(`batch ${request.batchId}: recovery failed: ${job!.failedReason}`);
     await abortableSleep(options.intervalMs ?? 250, options.signal);
   }
 }
