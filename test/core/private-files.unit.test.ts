@@ -22,6 +22,15 @@ afterEach(() => {
 });
 
 describe('private files', () => {
+  it.each(['0750', '0770', '0710', '0740'])('narrows a directory its group can enter (%s) to 0700: a group is other local users too', (octal) => {
+    const dir = fileTempDir('private-group');
+    chmodSync(dir, parseInt(octal, 8));
+    const log = recorder();
+    privateDir(dir, log);
+    expect(mode(dir)).toBe(0o700);
+    expect(log.lines).toEqual([{ event: 'data_dir_narrowed', path: dir, from: octal, to: '0700' }]);
+  });
+
   it('makes a missing directory, and the parents it needs, 0700 whatever the umask', () => {
     const root = fileTempDir('private');
     privateDir(join(root, 'a', 'b'));

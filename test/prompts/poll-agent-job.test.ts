@@ -148,3 +148,18 @@ describe('an ambiguous send', () => {
     expect(after.error).toMatch(/; observed: the agent job ran and ended completed$/);
   });
 });
+
+describe('a poll refused with 429', () => {
+  it('waits at least its Retry-After before the next poll, however soon the pace would look, and keeps polling', async () => {
+    const record = await sent('poll-limited');
+    const retryAfterSeconds = 900;
+    stack.emulator.control.script('job', Array.from({ length: 5 }, () => ({ kind: 'rateLimit', retryAfterSeconds }) as const));
+    try {
+      const { outcome, record: after } = await pollAt(record, 10);
+      expect(outcome.kind === 'wait' ? outcome.delayMs : 0).toBeGreaterThanOrEqual(retryAfterSeconds * 1000);
+      expect(after).toMatchObject({ status: 'polling', polls: 1 });
+    } finally {
+      stack.emulator.control.clearScript();
+    }
+  });
+});

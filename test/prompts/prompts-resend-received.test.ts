@@ -90,6 +90,25 @@ describe('prompts resend --ambiguous', () => {
   });
 });
 
+describe('prompts resend --ambiguous of a send with no look at its job before it', () => {
+  it('withholds it as uncheckable, and resends it only with --include-received', async () => {
+    const batch = await ambiguousBatch('unseen-before', 1);
+    const promptId = batch.promptIds[0]!;
+    // As a send made without a look at its job first would have left it.
+    await stack.runtime.redis.hdel(new PromptKeys(stack.config.queuePrefix).prompt(promptId), 'before');
+    expect((await stack.store.read(promptId))!.before).toBeUndefined();
+
+    const withheld = await resendAmbiguous(deps(), batch.batchId);
+    expect(withheld.resent).toEqual([]);
+    expect(withheld.uncheckable).toEqual([{ promptId, why: 'its agent job was not seen before the send' }]);
+    expect(withheld.withheld).toEqual([promptId]);
+
+    const forced = await resendAmbiguous(deps(), batch.batchId, { includeReceived: true });
+    expect(forced.resent).toEqual([promptId]);
+    await stack.finish(batch.batchId);
+  });
+});
+
 describe('prompts resend --ambiguous after a Redis loss', () => {
   beforeAll(async () => {
     await stack.close();

@@ -165,3 +165,19 @@ describe('the send', () => {
     });
   }
 });
+
+describe('a send answered 429', () => {
+  it("pauses the project's message budget for its Retry-After: another prompt of the project posts nothing meanwhile", async () => {
+    const [first] = await lane('send-429-pause', 1, 'job-1');
+    const [second] = await lane('send-429-pause', 1, 'job-2');
+    const retryAfterSeconds = 600;
+    stack.emulator.control.script('message', [{ kind: 'rateLimit', retryAfterSeconds }]);
+    expect((await send(first!)).record.status).toBe('queued');
+    expect((await ctx.budget('send-429-pause', 'message').usage()).pausedForMs).toBeGreaterThan((retryAfterSeconds - 60) * 1000);
+    const { outcome, record } = await send(second!);
+    expect(outcome).toMatchObject({ kind: 'wait', reason: 'message budget spent' });
+    expect(outcome.kind === 'wait' ? outcome.delayMs : 0).toBeGreaterThan((retryAfterSeconds - 60) * 1000);
+    expect(record.status).toBe('queued');
+    expect(messagesTo('send-429-pause')).toBe(0);
+  });
+});

@@ -258,4 +258,25 @@ describe('the warehouse gateway of a running process', () => {
     const after = await queryThroughGateway(dataDir, 'SELECT 1 AS ok');
     expect(after?.rows).toEqual([{ ok: 1 }]);
   });
+
+  /** A query as any local user could send it to the gateway's loopback port, with these headers. */
+  async function ask(headers: Record<string, string>): Promise<{ status: number; body: string }> {
+    const { url } = JSON.parse(readFileSync(join(dataDir, 'warehouse-gateway.json'), 'utf8')) as { url: string };
+    const response = await fetch(`${url}/query`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ sql: 'SELECT 42 AS answer' }) });
+    return { status: response.status, body: await response.text() };
+  }
+
+  it('answers a query that carries the token of its 0600 file', async () => {
+    const { token } = JSON.parse(readFileSync(join(dataDir, 'warehouse-gateway.json'), 'utf8')) as { token: string };
+    const answered = await ask({ 'x-mintpipe-token': token });
+    expect([answered.status, answered.body]).toEqual([200, expect.stringContaining('42')]);
+  });
+
+  it.each([
+    ['no token', {}],
+    ['a wrong token', { 'x-mintpipe-token': 'guessed' }],
+    ['an empty token', { 'x-mintpipe-token': '' }],
+  ])('says nothing (404, no body) to a query with %s: another local user reaches its port', async (_what, headers: Record<string, string>) => {
+    expect(await ask(headers)).toEqual({ status: 404, body: '' });
+  });
 });
