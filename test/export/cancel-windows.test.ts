@@ -89,4 +89,19 @@ describe('export cancel', () => {
     expect(await queue.getJobState(held.id!)).toBe('active');
     await held.moveToCompleted('done', 'token-6', false);
   });
+
+  it('with --dataset, removes only the windows of those datasets and leaves the others queued', async () => {
+    const day = { projectId: 'cancel-some', dateFrom: '2026-11-01', dateTo: '2026-11-02', kind: 'manual' as const };
+    const [visitors, searches] = await enqueueWindows(queue, [
+      { ...day, dataset: 'visitors' },
+      { ...day, dataset: 'searches' },
+    ]);
+    const result = await cancelWindows(queue, { projects: ['cancel-some'], datasets: ['searches'] });
+    expect(result.removed.map((w) => w.dataset)).toEqual(['searches']);
+    expect(result.inFlight).toBe(0);
+    expect(await queue.getJob(searches!.jobId)).toBeUndefined();
+    // Still queued (backfill windows wait with a priority).
+    expect(['waiting', 'prioritized']).toContain(await queue.getJobState(visitors!.jobId));
+    await queue.remove(visitors!.jobId);
+  });
 });

@@ -21,6 +21,8 @@ beforeAll(async () => {
   await exportQueue.add('window', { n: 1 });
   await exportQueue.add('window', { n: 2 });
   await exportQueue.add('window', { n: 3 }, { delay: 60_000 });
+  // Backfill windows wait with a priority: BullMQ keeps those apart from the waiting ones.
+  await exportQueue.add('window', { n: 4 }, { priority: 10 });
   await stack.queue(QUEUE_NAMES.prompts).add('prompt', { n: 1 });
   metrics = createMetrics({ now: () => NOW });
   dashboard = await startDashboard({ runtime: stack.source, host: '127.0.0.1', port: 0, metrics, logger: createLogger({ level: 'silent', pretty: false }) });
@@ -83,6 +85,7 @@ describe('metrics', () => {
     const text = await metrics.render(stack.source);
     expect(sample(text, 'bullmq_job_count{queue="export",state="waiting"}')).toBe(2);
     expect(sample(text, 'bullmq_job_count{queue="export",state="delayed"}')).toBe(1);
+    expect(sample(text, 'bullmq_job_count{queue="export",state="prioritized"}')).toBe(1);
     expect(sample(text, 'bullmq_job_count{queue="prompts",state="waiting"}')).toBe(1);
     expect(sample(text, 'bullmq_job_count{queue="prompts",state="failed"}')).toBe(0);
     expect(sample(text, 'bullmq_workers{queue="export"}')).toBe(0);

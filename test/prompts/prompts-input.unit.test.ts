@@ -39,9 +39,20 @@ describe('prompt files', () => {
     ]);
   });
 
+  it('accepts a prompt of exactly the byte limit and refuses one byte more, counting UTF-8 bytes', async () => {
+    const text = [
+      `{"projectId":"p","jobId":"j1","prompt":"${'é'.repeat(32)}"}`,
+      `{"projectId":"p","jobId":"j2","prompt":"${'é'.repeat(32)}x"}`,
+    ].join('\n');
+    const file = await parsePromptText('limit.jsonl', text, limits);
+    expect(file.prompts.map((p) => p.line)).toEqual([1]);
+    expect(file.problems).toEqual([{ line: 2, reason: 'prompt: 65 bytes, more than the limit of 64' }]);
+  });
+
   it.each([
     ['LF', '\n'],
     ['CRLF', '\r\n'],
+    ['CR, as old spreadsheets save it', '\r'],
   ])('reads CSV (%s) with quoted commas, doubled quotes and newlines, numbering each record by the line it starts on', async (_name, eol) => {
     const text = [
       'jobId,projectId,prompt,note', // any column order; extra columns are ignored

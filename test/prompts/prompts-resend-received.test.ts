@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSeededArchived } from '../../src/emulator/index.js';
+import { UsageError } from '../../src/errors.js';
 import { requestRecovery, resendAmbiguous, waitForRecovery } from '../../src/prompts/index.js';
 import { PromptKeys } from '../../src/prompts/prompt-keys.js';
 import { readPromptLedger } from '../../src/warehouse/prompt-ledger.js';
@@ -106,6 +107,26 @@ describe('prompts resend --ambiguous of a send with no look at its job before it
     const forced = await resendAmbiguous(deps(), batch.batchId, { includeReceived: true });
     expect(forced.resent).toEqual([promptId]);
     await stack.finish(batch.batchId);
+  });
+});
+
+describe('prompts resend --prompt ID', () => {
+  it('refuses a prompt that is not ambiguous, naming its status, and one not in the batch, and leaves the batch as it was', async () => {
+    const [first, second] = liveJobs('resend-one', 2) as [string, string];
+    stack.emulator.control.script('message', [{ kind: 'status', status: 503, when: 'before' }]);
+    const batch = await stack.submit([
+      { projectId: 'resend-one', jobId: first, prompt: 'maybe received' },
+      { projectId: 'resend-one', jobId: second, prompt: 'surely received' },
+    ]);
+    const before = await stack.finish(batch.batchId);
+    const sent = before.prompts!.find((p) => p.status !== 'ambiguous')!;
+    expect(sent.status).not.toBe('ambiguous');
+
+    await expect(resendAmbiguous(deps(), batch.batchId, { promptId: sent.promptId })).rejects.toThrow(
+      new UsageError(`--prompt: ${sent.promptId} is ${sent.status}; only a final ambiguous prompt can be resent`),
+    );
+    await expect(resendAmbiguous(deps(), batch.batchId, { promptId: 'p-0000' })).rejects.toThrow(`--prompt: p-0000 is not a prompt of batch ${batch.batchId}`);
+    expect((await stack.finish(batch.batchId)).byStatus).toEqual(before.byStatus);
   });
 });
 

@@ -112,5 +112,18 @@ describe('triage recipes end to end (export → triage → agent jobs → outcom
     const searched = await runCli(['triage', 'run', 'search-gaps', '--project', PROJECT, '--max-jobs', '100', '--allow-create', '--wait'], env, 120_000);
     expect(searched.code, searched.stderr).toBe(0);
     expect(new Set(created().slice(mid).map((p) => normalised(quoted(p)[0]!)))).toEqual(gaps);
+
+    // triage status: one row per triaged subject, the newest run first, each with its item count.
+    const status = await runCli(['triage', 'status', '--format', 'json'], env);
+    expect(status.code, status.stderr).toBe(0);
+    const subjects = JSON.parse(status.stdout) as Array<{ recipe: string; subject: string; items: number }>;
+    const hotspots = expectedHotspots();
+    expect(subjects.map((s) => s.recipe)).toEqual([
+      ...Array<string>(gaps.size).fill('search-gaps'),
+      ...Array<string>(questions.size).fill('unanswered-questions'),
+      ...Array<string>(hotspots.size).fill('feedback-hotspots'),
+    ]);
+    for (const s of subjects.filter((s) => s.recipe === 'feedback-hotspots')) expect(Number(s.items)).toBe(hotspots.get(s.subject)!.size);
+    for (const s of subjects.filter((s) => s.recipe === 'unanswered-questions')) expect(Number(s.items)).toBe(questions.get(s.subject)!.size);
   });
 });

@@ -93,6 +93,12 @@ describe('npx mintpipe query on the embedded engine (no other process)', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('reads a bare --timeout number as seconds, as documented, not as milliseconds', async () => {
+    const result = await query('SELECT count() FROM numbers(1e12)', '--timeout', '1');
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe('mintpipe: query: stopped after 1s (the --timeout limit)');
+  });
+
   it('prints at most --max-rows rows in the table format and says on stderr that it cut, exit 0', async () => {
     const result = await query('SELECT number FROM numbers(50)', '--max-rows', '3');
     expect(result.code).toBe(0);

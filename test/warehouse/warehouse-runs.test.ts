@@ -16,6 +16,7 @@ import {
   type RowBatch,
   type Warehouse,
 } from '../../src/warehouse/index.js';
+import { insertBatchFindings } from '../../src/warehouse/dataset-rows.js';
 import { fileTempDir } from '../support/test-env.js';
 
 // The stores are generic over datasets; these tests exercise them with visitors.
@@ -191,6 +192,26 @@ describe('export runs', () => {
     expect(await visible(window)).toEqual([['/early', 2]]);
     expect((await latestCompleteRun(wh, window.projectId, window.dateFrom, window.dateTo))?.runId).toBe(early);
     expect(late).not.toBe(early);
+  });
+
+  it('shows in data_quality the findings of the visible run only: not those of a run still loading, nor of a superseded one', async () => {
+    const window = newWindow();
+    const findings = async () =>
+      (await selectRows<{ detail: string }>(wh, `SELECT detail FROM ${wh.database}.data_quality WHERE project_id = {p:String} ORDER BY detail`, { p: window.projectId })).map((r) => r.detail);
+    const runWithFinding = async (detail: string) => {
+      const runId = await startRun(window);
+      await insertVisitorBatch(wh, { ...window, runId, batchOffset: 0, batchEnd: 250, rows: rows(['/a', 1]) });
+      await insertBatchFindings(wh, { ...window, runId, batchOffset: 0, batchEnd: 250 }, [{ kind: 'fractional_count', detail }]);
+      return runId;
+    };
+    const complete = (runId: string) => completeRun(wh, { ...window, runId, startedAt: new Date(), totals: { human: 1, ai: 1, total: 2 }, pages: 1, rows: 1, requests: 1 });
+
+    await complete(await runWithFinding('found by the first export'));
+    expect(await findings()).toEqual(['found by the first export']);
+    const reexport = await runWithFinding('found by the re-export');
+    expect(await findings()).toEqual(['found by the first export']);
+    await complete(reexport);
+    expect(await findings()).toEqual(['found by the re-export']);
   });
 
   it('keeps windows apart: a re-export of one window leaves the others as they were', async () => {
