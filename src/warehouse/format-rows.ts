@@ -11,15 +11,16 @@ export type RowFormat = 'table' | 'json' | 'csv';
 
 export interface FormatOptions {
   /**
-   * CSV only: a string cell starting with `=`, `+`, `-` or `@` (which a spreadsheet would run as a
-   * formula) gets a `'` in front. Cells of numeric columns are numbers and stay as they are.
+   * CSV only: a string cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return (which a
+   * spreadsheet would run as a formula, or read past to one) gets a `'` in front. Cells of numeric
+   * columns are numbers and stay as they are.
    * @default false
    */
   csvSafe?: boolean;
 }
 
-/** What a spreadsheet reads as the start of a formula. */
-const FORMULA_START = /^[=+\-@]/;
+/** What a spreadsheet reads as the start of a formula (OWASP's list: a leading tab or CR can hide one). */
+const FORMULA_START = /^[=+\-@\t\r]/;
 
 const NUMERIC_TYPE = /^(U?Int\d+|Float\d+|Decimal.*)$/;
 

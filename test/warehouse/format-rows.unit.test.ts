@@ -47,15 +47,17 @@ describe('formatRows', () => {
       { cell: '=HYPERLINK("http://x","y")', delta: -5, big: '-7', label: '+1' },
       { cell: '-5', delta: 3, big: null, label: '@SUM(A1)' },
       { cell: 'plain', delta: 0, big: '1', label: 'a=b' },
+      { cell: '\t=1+1', delta: 1, big: '2', label: '\r@SUM(A1)' },
     ],
   };
 
-  it('with csvSafe, puts a quote before text cells starting with = + - @, and leaves numeric columns numbers', () => {
+  it('with csvSafe, puts a quote before text cells starting with = + - @ or a tab or CR, and leaves numeric columns numbers', () => {
     expect(formatRows(hostile, 'csv', { csvSafe: true }).split('\n')).toEqual([
       'cell,delta,big,label',
       `"'=HYPERLINK(""http://x"",""y"")",-5,-7,'+1`,
       "'-5,3,,'@SUM(A1)",
       'plain,0,1,a=b',
+      '\'\t=1+1,1,2,"\'\r@SUM(A1)"',
     ]);
   });
 

@@ -28,7 +28,7 @@ export function register(program: Command): void {
     .option('--format <format>', `output: ${FORMATS.join(', ')}; json and csv print every row or exit 1`, 'table')
     .option('--timeout <duration>', 'stop the query after this long (30s, 500ms, 2m; a bare number is seconds)', '30s')
     .option('--max-rows <n>', `return at most this many rows (table: ${TABLE_MAX_ROWS} unless given, says so on stderr when it cuts; json, csv: no cap unless given, exit 1 when it cuts)`)
-    .option('--csv-safe', "with --format csv: put ' before text cells starting with = + - @, which a spreadsheet would run as formulas")
+    .option('--csv-safe', "with --format csv: put ' before text cells starting with = + - @ (or a tab or CR), which a spreadsheet would run as formulas")
     .action(async (sql: string, flags: QueryFlags) => {
       if (!(FORMATS as readonly string[]).includes(flags.format)) {
         throw new UsageError(`--format: expected ${FORMATS.join(', ')}, got "${flags.format}"`);
