@@ -88,6 +88,22 @@ describe('window export into the warehouse', () => {
     expect(runs.map((r) => r.status).sort()).toEqual(['complete', 'unstable']);
   });
 
+  it('gives up on a window whose totals drift in every run after MINTPIPE_UNSTABLE_RETRIES (2) restarts: then fails the third run', async () => {
+    const project = 'drift-always-1000';
+    const w = { projectId: project, dateFrom: '2026-10-09', dateTo: '2026-10-10' };
+    const truth = stack.emulator.control.window(project, w.dateFrom, w.dateTo);
+    const page2 = { totals: { ...truth.totals, total: truth.totals.total + 1, human: truth.totals.human + 1 }, visitors: truth.visitors.slice(250, 500), hasMore: true };
+    // Every run's page 2 drifts: runs 1, 2 and 3; a fourth run would be served cleanly and complete.
+    const drift = [{ kind: 'delay' as const, ms: 0 }, { kind: 'body' as const, body: page2 }];
+    stack.emulator.control.script('visitors', [...drift, ...drift, ...drift]);
+    const [result] = await stack.exportWindows([w]);
+    expect(result?.state).toBe('failed');
+    expect(result?.failedReason).toContain('gave up after 3 runs');
+    const runs = await stack.rows(`SELECT status FROM export_runs WHERE project_id = '${project}' ORDER BY started_at`);
+    expect(runs.map((r) => r.status)).toEqual(['unstable', 'unstable', 'failed']);
+    expect(await windowRows(project, w.dateFrom, w.dateTo)).toEqual([]);
+  });
+
   it('loads counts the spec only calls approximate (total out of bounds, not whole) and records each as a data-quality finding', async () => {
     const project = 'approx-600';
     const w = { projectId: project, dateFrom: '2026-10-09', dateTo: '2026-10-10' };

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reapAbandonedRuns } from '../../src/export/reap-abandoned.js';
 import { QUEUE_NAMES } from '../../src/queue/queues.js';
@@ -87,6 +90,27 @@ describe('runs left running with no live job', () => {
     await pruneSuperseded(stack.warehouse, ['visitor_rows'], { now: new Date(Date.now() + 15 * DAY_MS) });
     expect(await storedRows(stack.warehouse, 'visitor_rows', 'visitors_orphan_b')).toBe(0);
     expect(await latestResumableRun(stack.warehouse, window, { now: new Date(Date.now() + 15 * DAY_MS) })).toBeNull();
+  });
+
+  it('keeps a run whose job waits prioritized (a nightly window behind others) running', async () => {
+    // Left a month ago, judged as of a day later: no other test's run is old enough to be looked at.
+    const leftAt = new Date(Date.now() - 30 * DAY_MS);
+    await leftRunning('visitors_prio_a', 'reap-prio', leftAt, 1);
+    // A queue of its own with no worker, so the prioritized job stays prioritized.
+    const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    const queue = new Queue('export', { connection: redis, prefix: `t${randomBytes(4).toString('hex')}` });
+    try {
+      const data = { dataset: 'visitors', projectId: 'reap-prio', dateFrom: '2026-09-01', dateTo: '2026-09-02', kind: 'nightly', runId: 'visitors_prio_a' };
+      await queue.add('window', data, { jobId: 'visitors_prio_a', priority: 1 });
+      expect(await queue.getJobState('visitors_prio_a')).toBe('prioritized');
+      const now = new Date(leftAt.getTime() + DAY_MS);
+      expect((await reapAbandonedRuns({ warehouse: stack.warehouse, queue, now })).reaped).toEqual([]);
+      expect((await status('visitors_prio_a'))!.status).toBe('running');
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+      redis.disconnect();
+    }
   });
 
   it('is reaped by the nightly plan before it enqueues the night\'s windows', async () => {

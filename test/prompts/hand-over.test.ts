@@ -74,6 +74,14 @@ describe('handing work to a running installation', () => {
     expect(result.stderr).not.toContain(TEST_API_KEY.slice(5));
   });
 
+  it('checks a shell that sets only MINTLIFY_API_KEY: its default upstream is not the running one\'s, so nothing is handed over', async () => {
+    const before = heard(first);
+    const result = await runCli(['export', '--project', 'hand-over-key-only', '--from', '2026-10-01', '--to', '2026-10-02', '--wait'], { ...envFirst, MINTLIFY_API_URL: '' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^mintpipe: MINTLIFY_API_URL: this shell sends to https:\/\/api\.mintlify\.com\/?, the running start pid \d+ sends to .*; nothing was handed over: .*\n$/);
+    expect(heard(first)).toBe(before);
+  });
+
   it('hands over and finishes with the running installation\'s settings; status names its upstream and warehouse', async () => {
     const exported = await runCli(['export', '--project', 'hand-over', '--from', '2026-10-01', '--to', '2026-10-02', '--wait'], envFirst);
     expect(exported.code).toBe(0);

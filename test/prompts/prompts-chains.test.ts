@@ -77,12 +77,15 @@ describe('a batch that creates its agent jobs', () => {
     stack.emulator.control.script('message', [{ kind: 'status', status: 400 }]);
     const batch = await stack.submit(chain('stop', 'c', 4), { allowCreate: true });
     const status = await stack.finish(batch.batchId);
+    // Not left for the next case when the chain stopped before any message.
+    stack.emulator.control.clearScript();
     const [create, refused, ...rest] = status.prompts!;
+    // A new job's first run fails one time in ten (the emulator draws it): then the chain stops at its create.
     expect(['completed', 'failed']).toContain(create!.status);
-    if (create!.status === 'completed') {
-      expect(refused).toMatchObject({ status: 'rejected' });
-      for (const step of rest) expect(step).toMatchObject({ status: 'skipped', error: 'not sent: chain "c" stopped at #2, which ended rejected' });
-    }
+    const stop = create!.status === 'completed' ? { at: '#2', ended: 'rejected', skipped: rest } : { at: '#1', ended: 'failed', skipped: [refused!, ...rest] };
+    if (create!.status === 'completed') expect(refused).toMatchObject({ status: 'rejected' });
+    expect(stop.skipped).toHaveLength(create!.status === 'completed' ? 2 : 3);
+    for (const step of stop.skipped) expect(step).toMatchObject({ status: 'skipped', error: `not sent: chain "c" stopped at ${stop.at}, which ended ${stop.ended}` });
     expect(posts('stop').filter((p) => p.startsWith('create:'))).toEqual(['create:stop/c step 1']);
     expect(posts('stop').filter((p) => !p.startsWith('create:'))).toEqual([]);
     expect(status.chains).toMatchObject([{ chain: 'c', state: 'stopped' }]);

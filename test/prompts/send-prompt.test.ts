@@ -80,6 +80,15 @@ describe('the check before a message', () => {
     expect(messagesTo('send-archived')).toBe(0);
   });
 
+  it('rejects a message to a job whose status is archived even when it gives no archivedAt (the spec promises no field)', async () => {
+    const [head] = await lane('send-archived-bare');
+    stack.emulator.control.setJob('send-archived-bare', 'job-1', { status: 'archived', archivedAt: null });
+    const { outcome, record } = await send(head!);
+    expect(outcome).toEqual({ kind: 'finished', status: 'rejected' });
+    expect(record.error).toBe('not sent: the agent job is archived');
+    expect(messagesTo('send-archived-bare')).toBe(0);
+  });
+
   it('takes the look of the prompt ahead, within a second, for its own: no GET before the POST', async () => {
     const [head] = await lane('send-fresh');
     const fresh = { ...head!, before: { status: 'completed', prLink: null }, checkedAtMs: ctx.now() } as PromptRecord;

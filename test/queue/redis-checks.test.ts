@@ -36,6 +36,15 @@ describe('the Redis a worker is given', () => {
     durable.disconnect();
   });
 
+  it('counts any eviction policy but noeviction as not durable, even a volatile-* one with AOF on', async () => {
+    const evicting = await ownRedis(['--appendonly', 'yes', '--maxmemory-policy', 'volatile-lru']);
+    const client = new Redis(evicting.url);
+    const report = await checkRedisPersistence(client);
+    client.disconnect();
+    expect(report.durable).toBe(false);
+    expect(report.problems).toEqual([`127.0.0.1:${evicting.port}: maxmemory-policy volatile-lru`]);
+  });
+
   it('refuses to start the prompts queue on a Redis that can lose jobs, warning loudly, unless MINTPIPE_ALLOW_VOLATILE_REDIS=1', async () => {
     const volatile = await ownRedis(['--appendonly', 'no']);
     const lines = new PassThrough();
