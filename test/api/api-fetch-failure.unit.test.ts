@@ -39,4 +39,10 @@ describe('a failed fetch', () => {
     });
     expect(errorFromFetchFailure('sendMessage', new TypeError('fetch failed'))).toMatchObject({ code: undefined, requestSent: true });
   });
+
+  it('a connection reset or a response timed out mid-request counts as possibly sent: its budget slot is not given back', () => {
+    for (const code of ['ECONNRESET', 'EPIPE', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']) {
+      expect(errorFromFetchFailure('getAnalytics', fetchFailed(systemError(code, `read ${code}`)))).toMatchObject({ code, requestSent: true });
+    }
+  });
 });

@@ -35,4 +35,10 @@ describe('plan cost', () => {
     expect(planCost(both, samples, null).datasets[0]).toMatchObject({ estimatedRequests: 2 * 3 + 2 * 5, basis: 'last complete run and guess' });
     expect(planCost(days('visitors', 2).map((w) => ({ ...w, projectId: 'fresh' })), samples, null).datasets[0]).toMatchObject({ estimatedRequests: 10, basis: 'guess' });
   });
+
+  it('rounds a scaled estimate up: a part of a page is still a request', () => {
+    // 10 pages over a week is 1.43 pages a day: each one-day window needs 2 requests.
+    const cost = planCost(days('visitors', 3), new Map([[runSampleKey('p', 'visitors'), { pages: 10, days: 7 }]]), null);
+    expect(cost.datasets[0]).toMatchObject({ leastRequests: 3, estimatedRequests: 6, basis: 'last complete run' });
+  });
 });

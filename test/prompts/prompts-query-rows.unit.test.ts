@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dedupeKeys, type KeyLedgerEntry } from '../../src/prompts/dedupe-keys.js';
 import { promptIdentities } from '../../src/prompts/prompt-identity.js';
-import { promptsFromQueryRows } from '../../src/prompts/query-rows.js';
+import { MAX_KEY_LENGTH, promptsFromQueryRows } from '../../src/prompts/query-rows.js';
 
 const LIMITS = { maxPromptBytes: 1000 };
 const NOW = Date.parse('2026-11-26T12:00:00Z');
@@ -34,6 +34,18 @@ describe('query rows as prompt rows', () => {
       { line: 3, reason: 'key: contains control characters' },
       { line: 4, reason: 'key: expected a string, got number' },
     ]);
+  });
+
+  it('takes a key of exactly MAX_KEY_LENGTH characters and refuses one a character longer', () => {
+    const parsed = promptsFromQueryRows(
+      [
+        { projectId: 'p', prompt: 'a', jobId: 'j', key: 'k'.repeat(MAX_KEY_LENGTH) },
+        { projectId: 'p', prompt: 'b', jobId: 'j', key: 'l'.repeat(MAX_KEY_LENGTH + 1) },
+      ],
+      LIMITS,
+    );
+    expect(parsed.prompts.map((p) => p.line)).toEqual([1]);
+    expect(parsed.problems).toEqual([{ line: 2, reason: `key: longer than ${MAX_KEY_LENGTH} characters` }]);
   });
 
   it('gives a keyed row the identity of its project and key, whatever its text', () => {

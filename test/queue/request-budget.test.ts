@@ -63,6 +63,23 @@ describe('shared request budget', () => {
     await until('the in-flight bound and a window', async () => ((await short.tryTake()).granted ? true : undefined), 2_000);
   });
 
+  it('with 100 requests an hour used, grants the next one when the oldest leaves the window, not the newest', async () => {
+    const key = `test:${randomUUID()}`;
+    const budget = new RequestBudget(redis, { key, rate: { limit: 100, windowMs: 3_600_000 }, marginMs: 0 });
+    const [seconds, micros] = await redis.time();
+    const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const MIN = 60_000;
+    // Answered requests as settle() records them: the oldest 40 minutes ago, the other 99 ten minutes ago.
+    const scored = [nowMs - 40 * MIN, 'oldest', ...Array.from({ length: 99 }, (_, i) => [nowMs - 10 * MIN, `recent-${i}`]).flat()];
+    await redis.zadd(`{${key}}:taken`, ...scored);
+    expect((await budget.usage()).used).toBe(100);
+    const next = await budget.tryTake();
+    expect(next.granted).toBe(false);
+    const waitMs = next.granted ? 0 : next.waitMs;
+    expect(waitMs).toBeGreaterThan(20 * MIN - 5_000);
+    expect(waitMs).toBeLessThanOrEqual(20 * MIN);
+  });
+
   it('never stores a pause longer than its window (an hour with pacing off), whatever it is asked for', async () => {
     const paced = new RequestBudget(redis, { key: `test:${randomUUID()}`, rate: { limit: 100, windowMs: 5_000 } });
     const unpaced = new RequestBudget(redis, { key: `test:${randomUUID()}`, rate: null });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPromptEvent, insertPromptEvents, openWarehouse, promptOutcomes, runQuery, type PromptEvent, type Warehouse } from '../../src/warehouse/index.js';
+import { keySendsSql } from '../../src/warehouse/prompt-key-sends.js';
 import { warehouseOptions } from '../support/engine.js';
 import { fileTempDir } from '../support/test-env.js';
 
@@ -36,6 +37,23 @@ describe('prompt outcomes', () => {
     expect(await promptOutcomes(wh, batchId)).toEqual([
       { ...promptOf(batchId, 'p1'), status: 'completed', prLink: 'https://github.com/o/r/pull/1', sentAt, finishedAt, polls: 4, error: null, kind: 'message', chain: null },
       { ...promptOf(batchId, 'p2'), status: 'sending', prLink: null, sentAt: null, finishedAt: null, polls: 0, error: null, kind: 'message', chain: null },
+    ]);
+  });
+
+  it("dates a key's send from a prompt stopped at sending (its POST may have gone out), and not from one still queued", async () => {
+    const batchId = `b-${randomUUID()}`;
+    const key = `key-${randomUUID()}`;
+    const queuedAt = new Date('2026-11-26T10:00:00.000Z');
+    const sendingAt = new Date('2026-11-26T10:00:05.000Z');
+    await insertPromptEvents(wh, [
+      { ...promptOf(batchId, 'sent'), status: 'queued', version: 1, key, recordedAt: queuedAt },
+      { ...promptOf(batchId, 'sent'), status: 'sending', version: 2, key, recordedAt: sendingAt },
+      { ...promptOf(batchId, 'waiting'), status: 'queued', version: 1, key, recordedAt: queuedAt },
+    ]);
+    const { rows } = await runQuery(wh, keySendsSql([key]));
+    expect(rows.map((r) => [r.k_prompt_id, Number(r.k_sent_ms), r.k_status])).toEqual([
+      ['sent', sendingAt.getTime(), 'sending'],
+      ['waiting', 0, 'queued'],
     ]);
   });
 
