@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { runUntilSignal } from '../../src/cli/run-until-signal.js';
+import { describe, expect, it, vi } from 'vitest';
+import { runUntilSignal, STOP_AFTER_GRACE_MS } from '../../src/cli/run-until-signal.js';
 import type { Runtime } from '../../src/cli/runtime.js';
 import { nextStopSignal, onStopSignal, signalExitCode, STOP_SIGNALS } from '../../src/cli/stop-signals.js';
 
@@ -54,6 +54,32 @@ describe('a long-running command', () => {
     } finally {
       process.exitCode = exitCode;
       // runUntilSignal's "a second signal means now" listener.
+      for (const signal of STOP_SIGNALS) {
+        for (const listener of process.listeners(signal)) if (!listening.get(signal)!.includes(listener)) process.off(signal, listener);
+      }
+    }
+  });
+
+  it('waits out the grace period and the second after it for a close that hangs, then exits with 1 when jobs were not released', async () => {
+    const listening = new Map(STOP_SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+    vi.useFakeTimers();
+    const exits: Array<number | undefined> = [];
+    const exit = vi.spyOn(process, 'exit').mockImplementation(((code?: number) => void exits.push(code)) as typeof process.exit);
+    const runtime = {
+      logger: { info: () => {}, warn: () => {} },
+      config: { shutdownGraceMs: 5_000 },
+      jobsReleased: false,
+      close: () => new Promise<void>(() => {}),
+    } as unknown as Runtime;
+    try {
+      void runUntilSignal(runtime, Promise.resolve('SIGTERM'));
+      await vi.advanceTimersByTimeAsync(5_000 + STOP_AFTER_GRACE_MS - 1);
+      expect(exits).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(exits).toEqual([1]);
+    } finally {
+      exit.mockRestore();
+      vi.useRealTimers();
       for (const signal of STOP_SIGNALS) {
         for (const listener of process.listeners(signal)) if (!listening.get(signal)!.includes(listener)) process.off(signal, listener);
       }
