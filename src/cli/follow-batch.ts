@@ -5,39 +5,27 @@ import type { WaitOptions } from '../prompts/wait-for-batch.js';
 import { QUEUE_NAMES } from '../queue/queue-names.js';
 import { loadPromptsModules } from './prompts-modules.js';
 import type { Runtime } from './runtime.js';
-import { onStopSignal } from './stop-signals.js';
+import { followWithDisplay } from './follow-display.js';
 
 /** Makes sure a worker serves the queue, then shows progress until the batch is final. */
 export async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
-  const { ProgressDisplay, progressLine, waitForBatch } = await loadPromptsModules();
+  const { progressLine, waitForBatch } = await loadPromptsModules();
   const started = await runtime.ensureWorkers([QUEUE_NAMES.prompts]);
   if (!started) process.stderr.write('using the running workers\n');
   const watch = started ? undefined : await followWatch(runtime, batchId);
-  const display = new ProgressDisplay();
   const label = `batch ${batchId}`;
-  // Ctrl-C stops the following (and this process's workers), not the batch: say where it stands.
-  const off = onStopSignal(
-    () => {
-      display.stop();
-      process.stderr.write(
-        `stopped following batch ${batchId}; it is kept: \`mintpipe prompts status ${batchId}\` shows where it stands, and workers (\`mintpipe start\` or \`mintpipe worker\`) carry it on\n`,
-      );
-    },
-    { once: true },
-  );
-  try {
-    return await waitForBatch(runtime.redis, runtime.config.queuePrefix, batchId, {
+  const stopped = () =>
+    `stopped following batch ${batchId}; it is kept: \`mintpipe prompts status ${batchId}\` shows where it stands, and workers (\`mintpipe start\` or \`mintpipe worker\`) carry it on`;
+  return followWithDisplay(stopped, (display) =>
+    waitForBatch(runtime.redis, runtime.config.queuePrefix, batchId, {
       watch,
       onProgress: (status) => {
         const done = status.done >= status.total;
         // Off a TTY the counts go into the display's summary, not a line each time one moves.
         display.update(label, { fraction: status.total ? status.done / status.total : 1, detail: progressLine(status), state: 'following', done });
       },
-    });
-  } finally {
-    off();
-    display.stop();
-  }
+    }),
+  );
 }
 
 /** Gives up following when no worker has served the prompts queue for the grace period. */

@@ -7,7 +7,6 @@ import { MintpipeError, UsageError } from '../../errors.js';
 import type { EnqueuedWindow } from '../../export/enqueue.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import { collectProjects } from '../collect-projects.js';
-import type { ProgressDisplay } from '../progress-display.js';
 import type { Runtime } from '../runtime.js';
 import type { WaitOptions } from '../wait-for-windows.js';
 import type { WindowFlags } from '../window-selection.js';
@@ -99,7 +98,10 @@ async function runExport(flags: ExportFlags): Promise<number> {
     const started = await runtime.ensureWorkers([QUEUE_NAMES.export]);
     if (!started) process.stderr.write('using the running workers\n');
     const watch = started ? undefined : await followWatch(runtime, flags.grain);
-    const results = await followWindows(enqueued, flags.grain, (display) => waitForWindows(queue, enqueued, { subscribe: (wake) => runtime.onJobEnded(wake), watch, display }));
+    const { followWithDisplay } = await import('../follow-display.js');
+    const results = await followWithDisplay(await stoppedFollowing(enqueued, flags.grain), (display) =>
+      waitForWindows(queue, enqueued, { subscribe: (wake) => runtime.onJobEnded(wake), watch, display }),
+    );
     const failed = results.filter((r) => r.status !== 'complete');
     if (flags.format === 'json') {
       process.stdout.write(`${JSON.stringify({ windows: results, completed: results.length - failed.length, failed: failed.length }, null, 2)}\n`);
@@ -112,26 +114,13 @@ async function runExport(flags: ExportFlags): Promise<number> {
   });
 }
 
-/**
- * Follows the windows with a progress display; Ctrl-C stops the following (and this process's
- * workers), not the windows, and says where they stand.
- */
-async function followWindows<T>(enqueued: EnqueuedWindow[], grain: string, wait: (display: ProgressDisplay) => Promise<T>): Promise<T> {
-  const [{ ProgressDisplay }, { onStopSignal }, { exportCommand }] = await Promise.all([import('../progress-display.js'), import('../stop-signals.js'), import('../../export/export-command.js')]);
-  const display = new ProgressDisplay();
-  const off = onStopSignal(
-    () => {
-      display.stop();
-      const again = exportCommand(enqueued.map((e) => e.window), grain);
-      process.stderr.write(`stopped following ${enqueued.length} window(s); those not finished stay queued: workers (\`mintpipe start\` or \`mintpipe worker\`) carry them on, and \`${again}\` follows them again\n`);
-    },
-    { once: true },
-  );
-  try {
-    return await wait(display);
-  } finally {
-    off();
-  }
+/** What Ctrl-C on `export --wait` says: the windows stay queued, and how to follow them again. */
+async function stoppedFollowing(enqueued: EnqueuedWindow[], grain: string): Promise<() => string> {
+  const { exportCommand } = await import('../../export/export-command.js');
+  return () => {
+    const again = exportCommand(enqueued.map((e) => e.window), grain);
+    return `stopped following ${enqueued.length} window(s); those not finished stay queued: workers (\`mintpipe start\` or \`mintpipe worker\`) carry them on, and \`${again}\` follows them again`;
+  };
 }
 
 /** Gives up following when no worker has served the export queue for the grace period. */
