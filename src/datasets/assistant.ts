@@ -31,6 +31,9 @@ export const assistant = defineDataset<z.output<ReturnType<typeof schema>>, z.ou
   table: 'assistant_conversation_rows',
   view: 'assistant_conversations',
   keyColumn: 'id',
+  // The spec calls `id` the conversation's identifier and its docs give a conversation one row per
+  // turn, at different timestamps: an upstream may repeat `id` on every turn of a conversation.
+  keyWith: ['timestamp'],
   row: (it, ctx) => ({
     id: it.id,
     timestamp: ctx.timestamp(`conversation ${it.id} timestamp`, it.timestamp),

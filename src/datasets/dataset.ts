@@ -80,6 +80,11 @@ export interface Dataset<Body = unknown, Item = unknown> {
    * Absent for datasets of one row per window.
    */
   keyColumn?: string;
+  /**
+   * Columns that, with `keyColumn`, identify an item where the spec lets `keyColumn` repeat (the
+   * turns of one assistant conversation). @default none
+   */
+  keyWith?: readonly string[];
   /** Column values of one item. */
   row(item: Item, ctx: RowContext): Record<string, unknown>;
   /** Table of the window-level `totals`, one row per complete run. */

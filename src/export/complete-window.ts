@@ -24,8 +24,9 @@ export interface LoadedRun {
 export async function completeWindow(warehouse: Warehouse, task: ExportTask, dataset: Dataset, run: LoadedRun, log: Logger): Promise<ExportOutcome> {
   const { checkpoint: cp, requests, totals, keysChecked } = run;
   if (dataset.keyColumn && !keysChecked) {
-    const duplicate = await findDuplicateKey(warehouse, dataset.table, dataset.keyColumn, cp.runId);
-    if (duplicate !== null) throw new UnstableWindowError(`${dataset.keyColumn} ${JSON.stringify(duplicate.slice(0, 80))} seen twice in one run`);
+    const columns = [dataset.keyColumn, ...(dataset.keyWith ?? [])];
+    const duplicate = await findDuplicateKey(warehouse, dataset.table, columns, cp.runId);
+    if (duplicate !== null) throw new UnstableWindowError(`${columns.join(', ')} ${JSON.stringify(duplicate.slice(0, 80))} seen twice in one run`);
   }
   if (dataset.totalsTable && !totals) throw new UnstableWindowError('window totals were lost with the checkpoint');
   await completeRun(warehouse, {

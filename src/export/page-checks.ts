@@ -18,7 +18,7 @@ export class PageChecks {
   private forgotKeys = false;
 
   constructor(
-    private readonly options: { limit: number | undefined; keyColumn: string | undefined; paginated: boolean; cursorPaged?: boolean },
+    private readonly options: { limit: number | undefined; keyColumn: string | undefined; keyWith?: readonly string[]; paginated: boolean; cursorPaged?: boolean },
     totals?: Record<string, unknown>,
   ) {
     this.totals = totals;
@@ -31,7 +31,7 @@ export class PageChecks {
 
   /** Checks a page given the rows it maps to (for the keys) and the cursor it was fetched with. */
   check(page: PageView<unknown>, rows: readonly Record<string, unknown>[], position: number, cursor: string | null): void {
-    const { limit, keyColumn, paginated, cursorPaged = false } = this.options;
+    const { limit, keyColumn, keyWith = [], paginated, cursorPaged = false } = this.options;
     if (limit !== undefined && page.items.length > limit) {
       throw new PaginationError(`page at position ${position} has ${page.items.length} rows, more than the limit ${limit}`);
     }
@@ -53,14 +53,16 @@ export class PageChecks {
       }
     }
     if (!keyColumn) return;
-    const keys = rows.map((row) => String(row[keyColumn]));
+    const keys = keyWith.length === 0 ? rows.map((row) => String(row[keyColumn])) : rows.map((row) => JSON.stringify([keyColumn, ...keyWith].map((c) => row[c])));
     const signature = JSON.stringify(keys);
     if (paginated && keys.length > 0 && signature === this.previousSignature) {
       throw new PaginationError(`page at position ${position} repeats the previous page`);
     }
     this.previousSignature = signature;
     for (const key of keys) {
-      if (this.recentKeys.has(key)) throw new UnstableWindowError(`${keyColumn} ${JSON.stringify(key.slice(0, 80))} seen twice in one run (position ${position})`);
+      if (this.recentKeys.has(key)) {
+        throw new UnstableWindowError(`${[keyColumn, ...keyWith].join(', ')} ${JSON.stringify(key.slice(0, 80))} seen twice in one run (position ${position})`);
+      }
       this.recentKeys.add(key);
     }
     this.previousPageKeys = keys;

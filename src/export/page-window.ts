@@ -28,7 +28,7 @@ export async function pageWindow(deps: ExportDeps, task: ExportTask, run: Claime
   const { settings, budget, observer } = deps;
   const pager = new Pager(dataset, task, ids);
   const paginated = dataset.pagination.kind === 'offset' || dataset.pagination.kind === 'cursor';
-  const checks = new PageChecks({ limit: pager.limit, keyColumn: dataset.keyColumn, paginated, cursorPaged: dataset.pagination.kind === 'cursor' }, run.checkpoint.totals);
+  const checks = new PageChecks({ limit: pager.limit, keyColumn: dataset.keyColumn, keyWith: dataset.keyWith, paginated, cursorPaged: dataset.pagination.kind === 'cursor' }, run.checkpoint.totals);
   const fetcher = new PageFetcher(
     { client: deps.client, budget, dataset, pager, projectId: task.projectId, log: run.log, maxPages: settings.maxPages, prefetchPages: settings.prefetchPages },
     { position: run.position.position, requests: run.checkpoint.requests },

@@ -116,21 +116,25 @@ export async function runProgress(wh: Warehouse, table: string, runId: string): 
  * hashes, so no duplicate can pass. Only when two neighbours match (a duplicate, or a hash
  * collision, about 1 in 10^7 for a million keys) does the grouping run, to name the key or clear it.
  */
-export async function findDuplicateKey(wh: Warehouse, table: string, keyColumn: string, runId: string): Promise<string | null> {
-  if (!isPlainIdentifier(keyColumn)) throw new TypeError(`not a plain column name: ${keyColumn}`);
+export async function findDuplicateKey(wh: Warehouse, table: string, keyColumn: string | readonly string[], runId: string): Promise<string | null> {
+  const columns = typeof keyColumn === 'string' ? [keyColumn] : keyColumn;
+  for (const column of columns) if (!isPlainIdentifier(column)) throw new TypeError(`not a plain column name: ${column}`);
+  const list = columns.join(', ');
+  // A key of several columns is hashed as its tuple's text: cityHash64 of a NULL column is NULL.
+  const hashed = columns.length === 1 ? `cityHash64(${list})` : `cityHash64(toString(tuple(${list})))`;
   const [screen] = await selectRows<{ equal: number | string }>(
     wh,
     `SELECT count() AS equal FROM (
        SELECT h, lagInFrame(h) OVER (ORDER BY h ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS previous, row_number() OVER (ORDER BY h ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS n
-       FROM (SELECT cityHash64(${keyColumn}) AS h FROM ${tableName(wh, table)} WHERE run_id = {runId:String})
+       FROM (SELECT ${hashed} AS h FROM ${tableName(wh, table)} WHERE run_id = {runId:String})
      ) WHERE n > 1 AND h = previous`,
     { runId },
   );
   if (Number(screen?.equal ?? 0) === 0) return null;
   const rows = await selectRows<{ key: string }>(
     wh,
-    `SELECT toString(${keyColumn}) AS key FROM ${tableName(wh, table)} WHERE run_id = {runId:String}
-     GROUP BY ${keyColumn} HAVING count() > 1 ORDER BY ${keyColumn} LIMIT 1`,
+    `SELECT toString(${columns.length === 1 ? list : `tuple(${list})`}) AS key FROM ${tableName(wh, table)} WHERE run_id = {runId:String}
+     GROUP BY ${list} HAVING count() > 1 ORDER BY ${list} LIMIT 1`,
     { runId },
   );
   return rows[0]?.key ?? null;
