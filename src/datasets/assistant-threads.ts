@@ -30,6 +30,8 @@ export const assistantThreads = defineDataset<z.output<ReturnType<typeof schema>
   table: 'assistant_message_rows',
   view: 'assistant_messages',
   keyColumn: 'message_id',
+  // The spec's message `id` is unique in the transcript it lists: another thread may use it too.
+  keyWith: ['thread_id'],
   row: (it, ctx) => ({
     thread_id: it.threadId,
     message_id: it.id,

@@ -12,7 +12,7 @@ let stack: ExportStack;
 beforeAll(async () => {
   // No second run of an unstable window: a case's first run is the one judged. Batches of 250 rows
   // (the least), so a run of three pages lets its first keys go and the warehouse checks them.
-  stack = await openExportStack({ env: { MINTPIPE_UNSTABLE_RETRIES: '0', MINTPIPE_BATCH_ROWS: '250' } });
+  stack = await openExportStack({ env: { MINTPIPE_UNSTABLE_RETRIES: '0', MINTPIPE_BATCH_ROWS: '250', MINTPIPE_ASSISTANT_THREADS: 'thread-local-ids' } });
 });
 afterAll(async () => {
   await stack?.close();
@@ -80,5 +80,36 @@ describe('what the spec leaves open', () => {
     const [result] = await stack.exportWindows([{ dataset: 'assistant', projectId: project, ...day }]);
     expect(result?.state).toBe('failed');
     expect(result?.failedReason).toMatch(/id, timestamp .*C0.* seen twice in one run/);
+  });
+
+  it('loads threads whose message ids are unique only within their thread', async () => {
+    // The spec: a message's `id` is its "unique message identifier", in the thread it is listed in.
+    const project = 'thread-local-ids';
+    stack.emulator.control.script('assistant', [
+      { kind: 'body', body: { conversations: [turn('T1', at(0), 'a'), turn('T2', at(60), 'b')], nextCursor: null, hasMore: false } },
+    ]);
+    const [assistant] = await stack.exportWindows([{ dataset: 'assistant', projectId: project, ...day }]);
+    expect(assistant?.state).toBe('completed');
+    const thread = (threadId: string) => ({
+      threadId,
+      createdAt: at(0),
+      messages: [
+        { id: 'm1', role: 'user', content: `${threadId} asks`, createdAt: at(0) },
+        { id: 'm2', role: 'assistant', content: `${threadId} answers`, createdAt: at(1) },
+      ],
+    });
+    stack.emulator.control.script('assistant-threads', [
+      { kind: 'body', body: thread('T1') },
+      { kind: 'body', body: thread('T2') },
+    ]);
+    const [result] = await stack.exportWindows([{ dataset: 'assistant-threads', projectId: project, ...day }]);
+    expect(result?.state).toBe('completed');
+    const rows = await stack.rows(`SELECT thread_id, message_id, content FROM assistant_messages WHERE project_id = '${project}' ORDER BY thread_id, message_id`);
+    expect(rows).toEqual([
+      { thread_id: 'T1', message_id: 'm1', content: 'T1 asks' },
+      { thread_id: 'T1', message_id: 'm2', content: 'T1 answers' },
+      { thread_id: 'T2', message_id: 'm1', content: 'T2 asks' },
+      { thread_id: 'T2', message_id: 'm2', content: 'T2 answers' },
+    ]);
   });
 });
