@@ -8,8 +8,9 @@ WITH turns AS (
   WHERE ({project:String} = '' OR project_id = {project:String})
     AND ifNull(timestamp, toDateTime64(date_from, 3, 'UTC')) >= toDateTime64({since:Date}, 3, 'UTC')
     AND (response_type = 'clarifying_question' OR length(sources) = 0)
-  ORDER BY project_id, id, date_to DESC
-  LIMIT 1 BY project_id, id
+  ORDER BY project_id, id, timestamp, date_to DESC
+  -- A turn is its id with its timestamp: the spec lets the turns of one conversation share the id.
+  LIMIT 1 BY project_id, id, timestamp
 )
 SELECT
   project_id,
