@@ -103,11 +103,13 @@ async function effectOf(wh: WarehouseReader, projectId: string, recipe: string, 
     return { before: { share: share(Number(r?.bh), Number(r?.bc)), count: Number(r?.bh ?? 0) }, after: { share: share(Number(r?.ah), Number(r?.ac)), count: Number(r?.ah ?? 0) } };
   }
   if (recipe === 'unanswered-questions') {
+    // One copy of each turn across overlapping windows; a turn is its id with its timestamp, as the
+    // turns of one conversation may share the id.
     const [r] = await wh.select<Record<string, number | string>>(
       `SELECT countIf(${side(true)}) AS b, countIf(${side(false)}) AS a FROM (
          SELECT toDate(ifNull(timestamp, toDateTime64(date_from, 3, 'UTC'))) AS d FROM ${tableName(wh, 'assistant_conversations')}
          WHERE project_id = {projectId:String} AND (response_type = 'clarifying_question' OR length(sources) = 0)
-           AND lowerUTF8(trimBoth(replaceRegexpAll(query, '\\\\s+', ' '))) = {subject:String} LIMIT 1 BY id)`,
+           AND lowerUTF8(trimBoth(replaceRegexpAll(query, '\\\\s+', ' '))) = {subject:String} LIMIT 1 BY id, timestamp)`,
       params,
     );
     return { before: { share: null, count: Number(r?.b ?? 0) }, after: { share: null, count: Number(r?.a ?? 0) } };
