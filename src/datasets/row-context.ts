@@ -10,6 +10,9 @@ import type { FindingLog } from './findings.js';
 export const PII_MODES = ['keep', 'hash', 'drop'] as const;
 export type PiiMode = (typeof PII_MODES)[number];
 
+const MIN_TIME_MS = Date.parse('0000-01-01T00:00:00Z');
+const MAX_TIME_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
 /** Where a value comes from, for a finding's text; a function defers building the text until a finding needs it. */
 export type Where = string | (() => string);
 
@@ -51,7 +54,8 @@ export class RowContext {
     // A timestamp without a zone is UTC (as the API's are), never the machine's local time.
     const zoneless = /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/.test(value);
     const ms = Date.parse(zoneless ? `${value.replace(' ', 'T')}${value.length > 10 ? 'Z' : ''}` : value);
-    if (Number.isNaN(ms)) {
+    // A year outside 0000–9999 (ISO 8601's expanded years) is no time a DateTime64 column can hold.
+    if (Number.isNaN(ms) || ms < MIN_TIME_MS || ms > MAX_TIME_MS) {
       this.log.add('invalid_text', `${where}: ${JSON.stringify(value.slice(0, 60))} is not a timestamp; stored as NULL`);
       return null;
     }

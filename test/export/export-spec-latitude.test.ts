@@ -112,4 +112,23 @@ describe('what the spec leaves open', () => {
       { thread_id: 'T2', message_id: 'm2', content: 'T2 answers' },
     ]);
   });
+
+  it('loads a feedback item whose time names a year past 9999, storing the time as NULL with a finding', async () => {
+    // The spec types `createdAt` as a string; an ISO 8601 expanded year is a time no column can hold.
+    const project = 'far-future';
+    const item = (id: string, createdAt: string) => ({ id, path: '/x', comment: null, createdAt, source: 'agent', status: 'pending' });
+    stack.emulator.control.script('feedback', [
+      { kind: 'body', body: { feedback: [item('a', '+010000-01-01T00:00:00Z'), item('b', '2026-10-01T10:00:00Z')], nextCursor: null, hasMore: false } },
+    ]);
+    const [result] = await stack.exportWindows([{ dataset: 'feedback', projectId: project, ...day }]);
+    expect(result?.failedReason).toBeUndefined();
+    expect(result?.state).toBe('completed');
+    const rows = await stack.rows(`SELECT id, created_at FROM feedback WHERE project_id = '${project}' ORDER BY id`);
+    expect(rows).toEqual([
+      { id: 'a', created_at: null },
+      { id: 'b', created_at: '2026-10-01 10:00:00.000' },
+    ]);
+    const findings = await stack.rows(`SELECT kind, detail FROM data_quality WHERE project_id = '${project}' AND dataset = 'feedback'`);
+    expect(findings).toEqual([{ kind: 'invalid_text', detail: expect.stringMatching(/^feedback a createdAt: "\+010000-01-01T00:00:00Z" is not a timestamp/) }]);
+  });
 });
