@@ -22,10 +22,11 @@ export const searches = defineDataset<z.output<ReturnType<typeof schema>>, z.out
   endpoint: 'searches',
   pagination: { kind: 'cursor', limit: 100, until: 'nullCursor' },
   schema,
+  // An empty cursor names no page (the first page is the one asked without a cursor): the end, like null.
   page: (body, ctx) => ({
     items: body.searches,
-    hasMore: body.nextCursor !== null,
-    nextCursor: body.nextCursor,
+    hasMore: Boolean(body.nextCursor),
+    nextCursor: body.nextCursor || null,
     totals: { total_searches: ctx.count('totalSearches', body.totalSearches) },
   }),
   table: 'search_rows',

@@ -131,4 +131,18 @@ describe('what the spec leaves open', () => {
     const findings = await stack.rows(`SELECT kind, detail FROM data_quality WHERE project_id = '${project}' AND dataset = 'feedback'`);
     expect(findings).toEqual([{ kind: 'invalid_text', detail: expect.stringMatching(/^feedback a createdAt: "\+010000-01-01T00:00:00Z" is not a timestamp/) }]);
   });
+
+  it('ends a searches run at an empty cursor, which names no page, without asking for it', async () => {
+    const project = 'empty-cursor';
+    const term = (searchQuery: string, hits: number) => ({ searchQuery, hits, ctr: 0, topClickedPage: null, lastSearchedAt: '2026-10-01T10:00:00Z' });
+    stack.emulator.control.script('searches', [
+      { kind: 'body', body: { searches: [term('a', 2)], totalSearches: 3, nextCursor: '01M3WTH05DEW6WQ64M2R000023' } },
+      { kind: 'body', body: { searches: [term('b', 1)], totalSearches: 3, nextCursor: '' } },
+    ]);
+    const before = stack.emulator.counters.routes.searches.requests;
+    const [result] = await stack.exportWindows([{ dataset: 'searches', projectId: project, ...day }]);
+    expect(result?.failedReason).toBeUndefined();
+    expect(stack.emulator.counters.routes.searches.requests - before).toBe(2);
+    expect(await stack.rows(`SELECT search_query FROM searches WHERE project_id = '${project}' ORDER BY search_query`)).toEqual([{ search_query: 'a' }, { search_query: 'b' }]);
+  });
 });
