@@ -6,8 +6,8 @@
  * that cannot be parsed is reported at the line where it starts, and parsing goes on.
  *
  * Line numbers come from byte offsets, not from csv-parse's own line count (which drifts on CRLF
- * files with blank lines): each record starts where the previous one (or skipped one) ended,
- * after any blank lines.
+ * files with blank lines): a record starts where its raw text starts, after any blank lines; a
+ * skipped record is placed by the end of its last whole field, and reported once.
  */
 import { Buffer } from 'node:buffer';
 import { parse, type CsvError, type Info } from 'csv-parse';
@@ -19,7 +19,8 @@ const REQUIRED_COLUMNS = ['projectId', 'prompt'] as const;
 const OPTIONAL_COLUMNS = ['jobId', 'chain'] as const;
 type Column = (typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number];
 
-type Parsed = { kind: 'record'; fields: string[]; endByte: number } | { kind: 'skip'; reason: string; endByte: number };
+/** `atByte`: where the record starts (a record) or a byte inside it (a skipped one), for its line. */
+type Parsed = { kind: 'record'; fields: string[]; atByte: number } | { kind: 'skip'; reason: string; atByte: number };
 
 interface HeaderColumns {
   /** Field index of each column the header names. */
@@ -38,12 +39,11 @@ export async function parseCsv(text: string, limits: PromptLimits, fileName: str
   const prompts: PromptLine[] = [];
   const problems: LineProblem[] = [];
   let columns: HeaderColumns | undefined;
-  let startByte = 0;
   for (const item of items) {
-    const line = lines.lineOfFirstContent(startByte, item.endByte);
-    startByte = item.endByte;
+    const line = lines.lineOfFirstContent(item.atByte);
     if (item.kind === 'skip') {
-      problems.push({ line, reason: item.reason });
+      // The parser reports each stray quote of a record it skips; the record is one bad line.
+      if (problems.at(-1)?.line !== line) problems.push({ line, reason: item.reason });
       continue;
     }
     const record = item.fields;
@@ -72,23 +72,27 @@ export async function parseCsv(text: string, limits: PromptLimits, fileName: str
   return { prompts, problems };
 }
 
-/** Records and unparseable records, in file order, each with the byte offset where it ends. */
+/**
+ * Records and unparseable records, in file order. A record starts where its raw text (blank lines
+ * before it included) starts; a skipped record has no end, only the end of its last whole field.
+ */
 async function parseItems(source: string): Promise<Parsed[]> {
   const items: Parsed[] = [];
   const parser = parse({
     info: true,
+    raw: true,
     relax_column_count: true,
     skip_empty_lines: true,
     skip_records_with_error: true,
     on_skip: (err: CsvError | undefined) => {
       if (!err) return;
       const at = (err as CsvError & { bytes?: number }).bytes ?? 0;
-      items.push({ kind: 'skip', reason: `CSV: ${err.message.replace(/ at line \d+/, '')}`, endByte: at });
+      items.push({ kind: 'skip', reason: `CSV: ${err.message.replace(/ at line \d+/, '')}`, atByte: at });
     },
   });
   parser.on('readable', () => {
-    for (let row = parser.read() as { record: string[]; info: Info } | null; row !== null; row = parser.read() as { record: string[]; info: Info } | null) {
-      items.push({ kind: 'record', fields: row.record, endByte: row.info.bytes });
+    for (let row = parser.read() as Row | null; row !== null; row = parser.read() as Row | null) {
+      items.push({ kind: 'record', fields: row.record, atByte: row.info.bytes - Buffer.byteLength(row.raw, 'utf8') });
     }
   });
   await new Promise<void>((resolve, reject) => {
@@ -97,8 +101,10 @@ async function parseItems(source: string): Promise<Parsed[]> {
     parser.end(source);
   });
   // Skips are reported as they happen, records when read: put them back in file order.
-  return items.sort((a, b) => a.endByte - b.endByte);
+  return items.sort((a, b) => a.atByte - b.atByte);
 }
+
+type Row = { record: string[]; info: Info; raw: string };
 
 /** Byte offset → 1-based line number (LF, CRLF and lone CR all end a line). */
 class LineIndex {
@@ -111,10 +117,10 @@ class LineIndex {
     }
   }
 
-  /** The line of the first byte in [from, to) that is not a line break (blank lines skipped). */
-  lineOfFirstContent(from: number, to: number): number {
+  /** The line of the first byte from `from` on that is not a line break (blank lines skipped). */
+  lineOfFirstContent(from: number): number {
     let at = from;
-    while (at < to && (this.bytes[at] === 0x0a || this.bytes[at] === 0x0d)) at++;
+    while (at < this.bytes.length && (this.bytes[at] === 0x0a || this.bytes[at] === 0x0d)) at++;
     let low = 0;
     let high = this.starts.length - 1;
     while (low < high) {

@@ -238,3 +238,25 @@ describe('ids from content', () => {
     expect(promptIdFor(batchId, 0, prompts[0]!)).toBe(promptIdFor(batchId, 0, { ...prompts[0]! }));
   });
 });
+
+describe('a CSV record the CSV parser cannot read', () => {
+  it('is reported once, at its own line, however many stray quotes it holds', async () => {
+    const text = ['projectId,jobId,prompt', 'p,j1,say "hi" and "bye" now', 'p,j2,fine', 'p,j3,x"y', '', 'p,j4,"a"b"', 'p,j5,fine too'].join('\n');
+    const file = await parsePromptText('in.csv', text, limits);
+    expect(file.problems.map((p) => p.line)).toEqual([2, 4, 6]);
+  });
+
+  it.each([
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+  ])('does not shift the line numbers of the good rows after it (%s)', async (_name, eol) => {
+    const text = ['projectId,jobId,prompt', 'p,j1,say "hi" now', 'p,j2,fine', '', 'p,j3,"a"b"', 'p,j4,"two', 'lines"', '', 'p,j5,last'].join(eol);
+    const file = await parsePromptText('in.csv', text, limits);
+    expect(file.prompts.map((p) => [p.jobId, p.line])).toEqual([
+      ['j2', 3],
+      ['j4', 6],
+      ['j5', 9],
+    ]);
+    expect(file.problems.map((p) => p.line)).toEqual([2, 5]);
+  });
+});
