@@ -53,12 +53,31 @@ export async function readPromptFile(path: string, limits: PromptLimits, options
 export async function parsePromptText(path: string, text: string, limits: PromptLimits, options: PromptFileOptions = {}): Promise<PromptFile> {
   if (text.replace(/^\uFEFF/, '').trim() === '') throw new UsageError(`${path}: the prompt file is empty`);
   const format = detectFormat(path, text);
+  if (extname(path).toLowerCase() !== '.csv') refuseWholeJsonDocument(path, text);
   const parsed: ParsedPrompts = format === 'jsonl' ? parseJsonl(text, limits) : await parseCsv(text, limits, path);
   if (parsed.prompts.length === 0 && parsed.problems.length === 0) throw new UsageError(`${path}: the prompt file holds no prompts`);
   const plan = planChains(parsed.prompts, { allowCreate: options.allowCreate, refused: parsed.problems });
   const planProblems = plan.problems.map(({ index, reason }) => ({ line: parsed.prompts[index]!.line, reason }));
   const problems = [...parsed.problems, ...planProblems].sort((a, b) => a.line - b.line);
   return { path, format, prompts: plan.prompts, problems };
+}
+
+/**
+ * A `.json` export (an array of prompt objects, or one object pretty-printed) is not JSON Lines:
+ * read line by line it would be a screenful of bad lines, or, without an extension, a bad CSV header.
+ */
+function refuseWholeJsonDocument(path: string, text: string): void {
+  const source = text.replace(/^\uFEFF/, '').trim();
+  if (!source.startsWith('[') && !(source.startsWith('{') && source.includes('\n'))) return;
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch {
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const what = Array.isArray(value) ? 'array' : 'object';
+  throw new UsageError(`${path}: one JSON ${what} over the whole file, not JSON Lines: put each prompt object on a line of its own`);
 }
 
 /** Bad lines shown on a terminal before the rest are only counted. */

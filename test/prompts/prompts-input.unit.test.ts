@@ -260,3 +260,23 @@ describe('a CSV record the CSV parser cannot read', () => {
     expect(file.problems.map((p) => p.line)).toEqual([2, 5]);
   });
 });
+
+describe('a prompt file that is one JSON document rather than JSON Lines', () => {
+  const row = { projectId: 'p', jobId: 'j1', prompt: 'hello' };
+
+  it.each([
+    ['an array on one line', 'prompts.json', JSON.stringify([row, row])],
+    ['an array over several lines', 'prompts', JSON.stringify([row], null, 2)],
+    ['an array in a .jsonl file', 'prompts.jsonl', JSON.stringify([row])],
+    ['an object over several lines', 'prompt.json', JSON.stringify(row, null, 2)],
+  ])('is refused whole in one line that says to put one object on each line: %s', async (_name, path, text) => {
+    const parsing = parsePromptText(path, `${text}\n`, limits);
+    await expect(parsing).rejects.toBeInstanceOf(UsageError);
+    await expect(parsing).rejects.toThrow(new RegExp(`^${path}: one JSON (array|object) over the whole file, not JSON Lines: put each prompt object on a line of its own$`));
+  });
+
+  it('is not mistaken for one when it holds a single object on one line', async () => {
+    const file = await parsePromptText('prompt.json', `${JSON.stringify(row)}\n`, limits);
+    expect(file.prompts.map((p) => p.jobId)).toEqual(['j1']);
+  });
+});
