@@ -59,6 +59,32 @@ describe('mintpipe export and query (CLI)', () => {
     }
   });
 
+  it('export --format json without --wait prints the windows it enqueued, and those already in flight, as JSON', async () => {
+    const prefix = randomPrefix('json');
+    const own = { ...env, MINTPIPE_QUEUE_PREFIX: prefix };
+    const args = ['export', '--project', 'acme', '--from', '2026-10-01', '--to', '2026-10-03', '--format', 'json'];
+    const redis = createRedisConnection(env.REDIS_URL!, 'cli-export-json');
+    const queue = openQueue(QUEUE_NAMES.export, redis, queueKeyPrefix(prefix));
+    try {
+      const first = await runCli(args, own);
+      const again = await runCli(args, own);
+      for (const result of [first, again]) expect(result.code).toBe(0);
+      type Printed = { enqueued: number; inFlight: number; windows: Array<{ dataset: string; projectId: string; dateFrom: string; dateTo: string; jobId: string; added: boolean }> };
+      const [printed, printedAgain] = [first, again].map((r) => JSON.parse(r.stdout) as Printed);
+      expect(printed!.windows.map((w) => [w.dataset, w.projectId, w.dateFrom, w.dateTo, w.added])).toEqual([
+        ['visitors', 'acme', '2026-10-01', '2026-10-02', true],
+        ['visitors', 'acme', '2026-10-02', '2026-10-03', true],
+      ]);
+      expect([printed!.enqueued, printed!.inFlight, printedAgain!.enqueued, printedAgain!.inFlight]).toEqual([2, 0, 0, 2]);
+      const queued = await queue.getJobs(['prioritized', 'waiting']);
+      expect(queued.map((j) => j.id).sort()).toEqual(printed!.windows.map((w) => w.jobId).sort());
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+      redis.disconnect();
+    }
+  });
+
   it('export --wait stopped by Ctrl-C says its windows stay queued and how to follow them again, and exits 130', async () => {
     // The page is answered after 5 s, past the workers' grace: the window is still running when
     // Ctrl-C stops them. A queue of its own: the window it leaves queued is no other test's.

@@ -89,7 +89,8 @@ async function runExport(flags: ExportFlags): Promise<number> {
       windows.map((w) => ({ ...w, kind: 'manual' as const })),
       { datasetOrder: context.config.export.datasets },
     );
-    reportEnqueued(enqueued, flags.format);
+    // With --wait and json, the one JSON document is the outcome printed at the end.
+    if (!(flags.wait && flags.format === 'json')) reportEnqueued(enqueued, flags.format);
     if (!flags.wait) {
       // Enqueuing needs only Redis: say so when nothing will run the windows (silent when Redis will not tell).
       if (enqueued.some((e) => e.added)) await (await import('../worker-hint.js')).hintWithoutWorkers(runtime, QUEUE_NAMES.export, 'the windows run');
@@ -142,8 +143,12 @@ async function workerCount(runtime: Runtime): Promise<number | undefined> {
 }
 
 function reportEnqueued(enqueued: EnqueuedWindow[], format: string): void {
-  if (format === 'json') return;
   const kept = enqueued.filter((e) => !e.added).length;
+  if (format === 'json') {
+    const windows = enqueued.map((e) => ({ ...e.window, jobId: e.jobId, added: e.added }));
+    process.stdout.write(`${JSON.stringify({ enqueued: enqueued.length - kept, inFlight: kept, windows }, null, 2)}\n`);
+    return;
+  }
   process.stdout.write(`enqueued ${enqueued.length - kept} window(s)${kept ? `, ${kept} already in flight` : ''}\n`);
   for (const e of enqueued) {
     process.stdout.write(`${inertLine(`  ${e.window.dataset} ${e.window.projectId} ${e.window.dateFrom}..${e.window.dateTo}  job ${e.jobId}${e.added ? '' : ' (in flight)'}`)}\n`);
