@@ -19,7 +19,7 @@ import { requireServedHost, servedHostNames } from './dashboard-hosts.js';
 import { refuseWrites } from './dashboard-read-only.js';
 import { resolveDashboardToken } from './dashboard-token.js';
 import { checkHealth } from './health.js';
-import { listenOn } from './listen-port.js';
+import { DEFAULT_HOST_REMEDY, listenOn } from './listen-port.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { OpsSource } from './ops-source.js';
 import { registerPageAssets } from './page-assets.js';
@@ -42,6 +42,8 @@ export interface DashboardOptions {
   logger: Logger;
   /** What the user changes when the port is taken, in the error. @default set MINTPIPE_DASHBOARD_PORT to a free port */
   portRemedy?: string;
+  /** What the user changes when the host is no address of this machine. @default set MINTPIPE_DASHBOARD_HOST to one of this machine's addresses */
+  hostRemedy?: string;
 }
 
 export interface Dashboard {
@@ -107,7 +109,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   });
   await registerBullBoard(app, source, { readOnly: !writable });
 
-  await listenOn(app, { host: options.host, port: options.port }, 'the dashboard', options.portRemedy ?? 'set MINTPIPE_DASHBOARD_PORT to a free port');
+  await listenOn(app, { host: options.host, port: options.port }, 'the dashboard', {
+    port: options.portRemedy ?? 'set MINTPIPE_DASHBOARD_PORT to a free port',
+    host: options.hostRemedy ?? DEFAULT_HOST_REMEDY,
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = formatUrl(options.host, port);

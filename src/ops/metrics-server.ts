@@ -12,7 +12,7 @@ import { requireToken } from './dashboard-auth.js';
 import { assertBindAllowed } from './dashboard-bind.js';
 import { resolveDashboardToken } from './dashboard-token.js';
 import { checkHealth } from './health.js';
-import { listenOn } from './listen-port.js';
+import { DEFAULT_HOST_REMEDY, listenOn } from './listen-port.js';
 import type { Metrics } from './metrics.js';
 import type { OpsSource } from './ops-source.js';
 
@@ -30,6 +30,8 @@ export interface MetricsServerOptions {
   logger: Logger;
   /** What the user changes when the port is taken, in the error. @default set MINTPIPE_METRICS_PORT to a free port */
   portRemedy?: string;
+  /** What the user changes when the host is no address of this machine. @default set MINTPIPE_DASHBOARD_HOST to one of this machine's addresses */
+  hostRemedy?: string;
 }
 
 export interface MetricsServer {
@@ -53,7 +55,10 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     const report = await checkHealth(options.runtime);
     return reply.code(report.healthy ? 200 : 503).send(report.body);
   });
-  await listenOn(app, { host: options.host, port: options.port }, 'the metrics server', options.portRemedy ?? 'set MINTPIPE_METRICS_PORT to a free port');
+  await listenOn(app, { host: options.host, port: options.port }, 'the metrics server', {
+    port: options.portRemedy ?? 'set MINTPIPE_METRICS_PORT to a free port',
+    host: options.hostRemedy ?? DEFAULT_HOST_REMEDY,
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const shownHost = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;

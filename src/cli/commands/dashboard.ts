@@ -48,7 +48,7 @@ async function serveDashboard(flags: DashboardFlags): Promise<void> {
   const metrics = createMetrics();
   const runtime = await Runtime.open({ config: context.config, logger: context.logger });
   try {
-    const dashboard = await startDashboard({ runtime, host, port, token: context.config.dashboard.token, hosts: context.config.dashboard.hosts, metrics, logger: context.logger, portRemedy: 'give --port (or MINTPIPE_DASHBOARD_PORT) a free port' });
+    const dashboard = await startDashboard({ runtime, host, port, token: context.config.dashboard.token, hosts: context.config.dashboard.hosts, metrics, logger: context.logger, portRemedy: 'give --port (or MINTPIPE_DASHBOARD_PORT) a free port', hostRemedy: 'give --host (or MINTPIPE_DASHBOARD_HOST) one of its addresses, such as 127.0.0.1' });
     runtime.onClose(() => dashboard.close());
     process.stdout.write(dashboardBanner(dashboard));
   } catch (err) {

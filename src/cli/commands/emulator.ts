@@ -95,9 +95,13 @@ async function runUntilSignal(options: StartEmulatorOptions & { port: number; ho
   try {
     emulator = await startEmulator(options);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
       throw new MintpipeError(`--port ${options.port}: address already in use (try --port 0 for a free one)`, { cause: err });
     }
+    const { hostProblem } = await import('../../ops/listen-port.js');
+    const ofHost = hostProblem(code);
+    if (ofHost !== undefined) throw new UsageError(`--host ${options.host} ${ofHost}; give one of this machine's addresses, such as 127.0.0.1`, { cause: err });
     throw err;
   }
   const out = process.stdout;
