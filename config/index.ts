@@ -3,6 +3,7 @@
  * passed down. Every refusal names the key and what was expected (a `ConfigError`, exit code 2).
  * Secrets come only from the environment.
  */
+import { misspelledSetting } from './misspelled-setting.js';
 import { projectIdProblem } from './project-id.js';
 import { ConfigError } from './config-error.js';
 import { datasetSettings, type DatasetSettings } from './datasets.js';
@@ -281,6 +282,8 @@ export interface LoadConfigOptions {
 
 /** Parses the environment into resolved settings; throws `ConfigError` naming the first bad key. */
 export function loadConfig(env: Env = process.env, options: LoadConfigOptions = {}): MintpipeConfig {
+  const typo = misspelledSetting(env);
+  if (typo) throw new ConfigError(typo.key, `no such setting (did you mean ${typo.meant}?); its value would be ignored`);
   const logLevel = text(env, 'LOG_LEVEL', 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
