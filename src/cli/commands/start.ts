@@ -44,6 +44,8 @@ export function register(program: Command): void {
 }
 
 async function start(flags: StartFlags): Promise<void> {
+  // A bad flag is refused before anything is claimed or started.
+  const demoDays = parseDemoDays(flags.demoDays);
   // Loaded here, not at the top: `--help` and usage errors load only commander.
   const { loadContext } = await import('../command-context.js');
   const context = loadContext();
@@ -52,8 +54,6 @@ async function start(flags: StartFlags): Promise<void> {
   // Before any banner, Redis or engine: a second start on a held data dir exits 1 at once.
   const { claimEmbeddedWarehouse } = await import('../warehouse-claim.js');
   claimEmbeddedWarehouse(context.config, 'start');
-  const demoDays = Number(flags.demoDays);
-  if (!Number.isInteger(demoDays) || demoDays < 0 || demoDays > 90) throw new ConfigError('--demo-days', `expected 0 to 90, got "${flags.demoDays}"`);
   let config = context.config;
   const [{ startEmulator }, { startDashboard }, { createMetrics }, { Runtime }] = await Promise.all([
     import('../../emulator/index.js'),
@@ -128,6 +128,13 @@ async function installNightly(exportQueue: Queue, config: MintpipeConfig): Promi
   process.stdout.write(
     `nightly export: "${config.export.cron}" ${config.export.timezone} for ${config.export.projects.length ? config.export.projects.join(', ') : 'no projects (set MINTPIPE_PROJECTS)'}\n`,
   );
+}
+
+/** `--demo-days`: digits only, 0 to 90 (`Number` would read "" as 0 and "0x10" as 16). */
+function parseDemoDays(text: string): number {
+  const days = /^\s*\d{1,3}\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!(days >= 0 && days <= 90)) throw new ConfigError('--demo-days', `expected a whole number of days from 0 to 90, got "${text}"`);
+  return days;
 }
 
 /** Against the built-in emulator: exports the last `demoDays` days of the demo project, and says how to look. */
