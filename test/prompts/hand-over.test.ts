@@ -113,4 +113,11 @@ describe('handing work to a running installation', () => {
     expect(plan.code).toBe(0);
     expect(JSON.parse(plan.stdout)).toMatchObject({ windows: 2, requestsPerHour: null, hours: null });
   });
+
+  it("prices export --dry-run at the pace of the running installation's budget, as plan does, not this shell's", async () => {
+    const args = ['export', '--dry-run', '--project', 'hand-over', '--from', '2026-10-01', '--to', '2026-10-03', '--format', 'json'];
+    const dry = await runCli(args, { ...envFirst, MINTPIPE_ANALYTICS_RATE: '50/1h' });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ windows: 2, requestsPerHour: null, hours: null });
+  });
 });

@@ -73,8 +73,9 @@ async function runExport(flags: ExportFlags): Promise<number> {
   const context = loadContext({ oneShot: true, usesApi: !flags.dryRun });
   const windows = selectWindows(flags, context.config);
   if (flags.dryRun) {
-    const { printPlan } = await import('./plan.js');
-    return printPlan(windows, context, flags.format);
+    // Priced as plan prices it: at the pace of the running installation, whose workers would run it.
+    const { printPlan, readRunning } = await import('./plan.js');
+    return printPlan(windows, context, flags.format, (await readRunning(context)).rate);
   }
   return withRuntime(context, async (runtime) => {
     const { enqueueWindows } = await import('../../export/enqueue.js');

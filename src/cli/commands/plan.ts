@@ -45,7 +45,7 @@ export function register(program: Command): void {
  * estimates would be read from, and gives its projects (the default of --project) and the budget
  * its export workers take from (the work would run there, at that pace).
  */
-async function readRunning(context: CommandContext): Promise<{ projects: string[]; rate: RateLimit | null }> {
+export async function readRunning(context: CommandContext): Promise<{ projects: string[]; rate: RateLimit | null }> {
   const { withRuntime } = await import('../command-context.js');
   const [{ budgetRate, readInstallation }, { checkWarehouse }] = await Promise.all([import('../../ops/installation-reads.js'), import('../hand-over-check.js')]);
   return withRuntime(context, async (runtime) => {
