@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { inertLine } from '../inert-text.js';
+import { readProblem } from '../read-problem.js';
 
 export interface FromQueryFlags {
   fromQuery?: string;
@@ -32,12 +33,14 @@ async function querySql(flags: FromQueryFlags): Promise<string> {
   if (flags.fromQuery !== undefined && flags.fromQueryFile !== undefined) throw new UsageError('prompts send: give --from-query or --from-query-file, not both');
   if (flags.fromQuery !== undefined) return flags.fromQuery;
   const file = flags.fromQueryFile!;
+  let bytes: Buffer;
   try {
-    return await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (err) {
-    const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'unreadable';
-    throw new UsageError(`${file}: cannot read the query file (${code === 'ENOENT' ? 'no such file' : code})`);
+    throw new UsageError(`${file}: cannot read the query file (${readProblem(err)})`);
   }
+  const { promptFileText } = await import('../prompts/prompt-file-text.js');
+  return promptFileText(file, bytes, { name: 'query file', holds: 'UTF-8 SQL' });
 }
 
 export async function runSendFromQuery(flags: FromQueryFlags): Promise<number> {

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { inertLine } from '../inert-text.js';
+import { readProblem } from '../read-problem.js';
 import { parseCsv } from './parse-csv.js';
 import { parseJsonl, type ParsedPrompts } from './parse-jsonl.js';
 import { planChains, type PlannedPrompt } from './plan-chains.js';
@@ -42,9 +43,7 @@ export async function readPromptFile(path: string, limits: PromptLimits, options
   try {
     bytes = await readFile(path);
   } catch (err) {
-    const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'unreadable';
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : code;
-    throw new UsageError(`${path}: cannot read the prompt file (${why})`);
+    throw new UsageError(`${path}: cannot read the prompt file (${readProblem(err)})`);
   }
   return parsePromptText(path, promptFileText(path, bytes), limits, options);
 }

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtInRecipesDir, RECIPE_NAME } from '../../config/recipes.js';
+import { readProblem } from '../read-problem.js';
 import { parseRecipe, RecipeError, type Recipe } from './recipe.js';
 
 export { builtInRecipesDir } from '../../config/recipes.js';
@@ -24,8 +25,7 @@ function read(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'unreadable';
-    throw new RecipeError(`${path}: cannot read the recipe file (${code === 'ENOENT' ? 'no such file' : code})`);
+    throw new RecipeError(`${path}: cannot read the recipe file (${readProblem(err)})`);
   }
 }
 

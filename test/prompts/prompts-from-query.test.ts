@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSeededArchived, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -91,5 +91,16 @@ describe('prompts send --from-query', () => {
     expect(both.code).toBe(2);
     const dedupeOfAFile = await runCli(['prompts', 'send', path, '--dedupe-days', '3'], env);
     expect([dedupeOfAFile.code, dedupeOfAFile.stderr.trim()]).toEqual([2, 'mintpipe: prompts send: --dedupe-days goes with --from-query (a file sent before is not sent again unless --force)']);
+  });
+
+  it('refuses a query file that is a directory, or not UTF-8, in one line in the words used for a prompt file (exit 2), running nothing', async () => {
+    const folder = join(dir, 'folder.sql');
+    mkdirSync(folder, { recursive: true });
+    const latin1 = join(dir, 'latin1.sql');
+    writeFileSync(latin1, Buffer.from("SELECT 'fb' AS projectId, 'caf\xe9' AS prompt", 'latin1'));
+    const folderRun = await runCli(['prompts', 'send', '--from-query-file', folder, '--dry-run'], env);
+    const latin1Run = await runCli(['prompts', 'send', '--from-query-file', latin1, '--allow-create', '--dry-run'], env);
+    expect([folderRun.code, folderRun.stderr]).toEqual([2, `mintpipe: ${folder}: cannot read the query file (is a directory)\n`]);
+    expect([latin1Run.code, latin1Run.stderr, latin1Run.stdout]).toEqual([2, `mintpipe: ${latin1}: not UTF-8 text (an invalid byte sequence on line 1): save the query file as UTF-8\n`, '']);
   });
 });
