@@ -10,7 +10,7 @@ import { MintpipeError } from '../errors.js';
 import { isLive, type ProcessIdentity } from '../process-identity.js';
 import { readOwnFile } from '../private-files.js';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './query-limits.js';
-import { queryErrorOfKind, type QueryErrorKind } from './query-errors.js';
+import { queryErrorOfKind, sqlTooLong, type QueryErrorKind } from './query-errors.js';
 import type { ChunkSink, QueryResult, StreamOutcome } from './read-only-query.js';
 import type { ResultFormat } from './result-format.js';
 import { RowsCollector } from './rows-collector.js';
@@ -97,6 +97,8 @@ export async function streamThroughGateway(
   const { request: httpRequest } = await import('node:http');
   const { limits = {}, format } = request;
   const payload = JSON.stringify({ sql, timeoutMs: limits.timeoutMs, maxRows: limits.maxRows, format });
+  // The gateway would refuse the body unread; SQL that long is past what the engine parses anyway.
+  if (Buffer.byteLength(payload, 'utf8') > GATEWAY_MAX_BODY_BYTES) throw sqlTooLong(Buffer.byteLength(sql, 'utf8'));
   const req = httpRequest(`${gateway.url}/query`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-mintpipe-token': gateway.token },
@@ -192,6 +194,9 @@ function outcomeOf(res: IncomingMessage): StreamOutcome {
 function endedEarly(): MintpipeError {
   return new MintpipeError('query: the result ended early: the warehouse gateway stopped answering (the process holding the warehouse may have stopped)');
 }
+
+/** The largest request the gateway reads. */
+export const GATEWAY_MAX_BODY_BYTES = 1024 * 1024;
 
 export async function readBody(req: IncomingMessage, maxBytes = Infinity): Promise<string> {
   const chunks: Buffer[] = [];

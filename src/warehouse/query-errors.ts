@@ -26,6 +26,14 @@ export class QueryCancelledError extends MintpipeError {
   override name = 'QueryCancelledError';
 }
 
+/**
+ * SQL longer than the engine parses (`max_query_size`): a query cannot raise it, since SETTINGS
+ * are refused, so the engine's own advice to do so is not passed on (nor the SQL it quotes).
+ */
+export function sqlTooLong(bytes: number): QueryRefusedError {
+  return new QueryRefusedError(`query: the SQL is ${bytes} bytes, more than the engine parses at once (its max_query_size, 256 KiB by default)`);
+}
+
 /** The warehouse gateway already runs as many queries as it may at once: try again later (exit 1). */
 export class QueryBusyError extends MintpipeError {
   override name = 'QueryBusyError';

@@ -5,7 +5,7 @@
  */
 import { AstReadError, readExplainAst } from './sql-ast.js';
 import { judgeStatement } from './sql-gate.js';
-import { QueryCancelledError, QueryFailedError, QueryLimitError, QueryRefusedError, shortenExpected } from './query-errors.js';
+import { QueryCancelledError, QueryFailedError, QueryLimitError, QueryRefusedError, shortenExpected, sqlTooLong } from './query-errors.js';
 import { DEFAULT_QUERY_LIMITS, formatTimeout, type QueryLimits } from './query-limits.js';
 import { engineErrorCode, engineErrorLine, type JudgedStatement, type ReadOnlySession } from './read-only-session.js';
 import type { ResultFormat } from './result-format.js';
@@ -168,7 +168,7 @@ async function gate(session: ReadOnlySession, sql: string): Promise<JudgedStatem
   try {
     rendering = await session.render(sql);
   } catch (err) {
-    throw renderError(err);
+    throw renderError(err, sql);
   }
   let lines: string[];
   try {
@@ -187,9 +187,10 @@ async function gate(session: ReadOnlySession, sql: string): Promise<JudgedStatem
   }
 }
 
-function renderError(err: unknown): Error {
+function renderError(err: unknown, sql: string): Error {
   const line = engineErrorLine(err);
   if (engineErrorCode(err) !== SYNTAX_ERROR) return new QueryFailedError(`query: ${line}`);
+  if (line.startsWith('Max query size exceeded')) return sqlTooLong(Buffer.byteLength(sql, 'utf8'));
   if (line.startsWith('Empty query')) return new QueryRefusedError('query: the SQL is empty');
   if (line.includes('Multi-statements are not allowed')) return new QueryRefusedError('query: only one statement is allowed');
   return new QueryRefusedError(`query: syntax error: ${shortenExpected(line.replace(/^Syntax error: /, ''))}`);

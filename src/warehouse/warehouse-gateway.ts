@@ -17,7 +17,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { currentProcess } from '../process-identity.js';
-import { GATEWAY_FILE, OUTCOME_TRAILER, readBody, type GatewayErrorBody as ErrorBody, type GatewayFile, type GatewayOutcome } from './gateway-client.js';
+import { GATEWAY_FILE, GATEWAY_MAX_BODY_BYTES, OUTCOME_TRAILER, readBody, type GatewayErrorBody as ErrorBody, type GatewayFile, type GatewayOutcome } from './gateway-client.js';
 import { MAX_QUERY_ROWS, MAX_QUERY_TIMEOUT_MS } from './query-limits.js';
 import { queryErrorKind } from './query-errors.js';
 import { streamQuery } from './read-only-query.js';
@@ -25,7 +25,6 @@ import { CONTENT_TYPES, RESULT_FORMATS, type ResultFormat } from './result-forma
 import type { Warehouse } from './warehouse.js';
 
 /** SQL longer than this is not a query a person typed. */
-const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface GatewayOptions {
   /** Queries run at once; more are refused with 429 (`MINTPIPE_GATEWAY_CONCURRENCY`). @default 2 */
@@ -63,7 +62,7 @@ export async function serveWarehouseGateway(warehouse: Warehouse, dataDir: strin
     void (async () => {
       let request: QueryRequest | undefined;
       try {
-        request = QueryRequest.parse(JSON.parse(await readBody(req, MAX_BODY_BYTES)));
+        request = QueryRequest.parse(JSON.parse(await readBody(req, GATEWAY_MAX_BODY_BYTES)));
       } catch {
         replyError(res, 400, { error: USAGE, kind: 'refused' });
         return;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryThroughGateway } from '../../src/warehouse/gateway-client.js';
 import { serveWarehouseGateway } from '../../src/warehouse/warehouse-gateway.js';
-import { openWarehouse, QueryLimitError, QueryRefusedError, type Warehouse } from '../../src/warehouse/index.js';
+import { openWarehouse, QueryLimitError, QueryRefusedError, runQuery, type Warehouse } from '../../src/warehouse/index.js';
 import { runCli, type CliResult } from '../support/run-cli.js';
 import { rejection, until } from '../support/wait.js';
 import { seedWarehouse } from '../support/warehouse-template.js';
@@ -186,6 +186,19 @@ describe('the warehouse gateway of a running process', () => {
     const limit = await rejection(queryThroughGateway(dataDir, 'SELECT count() FROM numbers(1e12)', { timeoutMs: 300 }));
     expect(limit).toBeInstanceOf(QueryLimitError);
     expect((limit as QueryLimitError).exitCode).toBe(1);
+  });
+
+  // Longer than one command-line argument may be: such SQL comes from `prompts send --from-query-file`.
+  it('refuses SQL longer than the engine parses in one line that says so, on the engine and through the gateway, also past what the gateway takes', async () => {
+    const tries = [300_000, 2_000_000].map((length) => `SELECT '${'x'.repeat(length)}' AS long`).flatMap((sql) => [
+      [sql, () => queryThroughGateway(dataDir, sql)] as const,
+      [sql, () => runQuery(wh, sql)] as const,
+    ]);
+    for (const [sql, run] of tries) {
+      const refusal = await rejection(run());
+      expect(refusal, String(sql.length)).toBeInstanceOf(QueryRefusedError);
+      expect((refusal as Error).message).toBe(`query: the SQL is ${sql.length} bytes, more than the engine parses at once (its max_query_size, 256 KiB by default)`);
+    }
   });
 
   it('is what npx mintpipe query uses while the process holds the warehouse', async () => {
