@@ -78,7 +78,7 @@ describe('a batch whose batch job crashed until its attempts were spent', () => 
     const queue = stack.runtime.queue(QUEUE_NAMES.prompts);
     await queue.pause();
     const recovered = await runCli(['prompts', 'recover', batch.batchId], stack.env);
-    expect({ code: recovered.code, stdout: recovered.stdout.trim() }).toEqual({ code: 0, stdout: `batch ${batch.batchId}: still in Redis; started again (its lanes are re-checked)` });
+    expect({ code: recovered.code, stdout: recovered.stdout.trim() }).toEqual({ code: 0, stdout: `batch ${batch.batchId}: still in Redis; started again (each agent job's next prompt is looked at again)` });
     expect((await stack.status(batch.batchId)).startFailure).toBeUndefined();
     await queue.resume();
     const final = await stack.finish(batch.batchId);

@@ -104,7 +104,7 @@ describe('Redis restarted empty (no persistence) mid-batch', () => {
     ]);
 
     const recover = await runCli(['prompts', 'recover', batch.batchId], stack.env);
-    expect([recover.code, recover.stdout.trim()]).toEqual([0, `batch ${batch.batchId}: recovery queued — a worker rebuilds it from the ledger (never sent: sent; sent: polled or ambiguous)`]);
+    expect([recover.code, recover.stdout.trim()]).toEqual([0, `batch ${batch.batchId}: recovery queued — a worker rebuilds it from the ledger: what was never sent is sent, what was sent is polled to its outcome or ends ambiguous`]);
     await until('the batch rebuilt in Redis', async () => ((await stack.store.batchMeta(batch.batchId)) ? true : undefined));
     const status = await stack.finish(batch.batchId, 60_000);
     expect(status.total).toBe(prompts.length);

@@ -40,8 +40,8 @@ async function runRecover(batch: string, flags: { wait?: boolean; format: string
       },
     });
     const line = request.inRedis
-      ? `batch ${batchId}: still in Redis; started again (its lanes are re-checked)`
-      : `batch ${batchId}: recovery queued — a worker rebuilds it from the ledger (never sent: sent; sent: polled or ambiguous)`;
+      ? `batch ${batchId}: still in Redis; started again (each agent job's next prompt is looked at again)`
+      : `batch ${batchId}: recovery queued — a worker rebuilds it from the ledger: what was never sent is sent, what was sent is polled to its outcome or ends ambiguous`;
     if (!flags.wait) {
       if (flags.format === 'json') writeJson(request);
       else process.stdout.write(`${line}\n`);
