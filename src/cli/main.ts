@@ -40,8 +40,10 @@ function oneLineErrors(command: Command, name: string): void {
 /** Maps an error that reached the top to an exit code, printing it once. */
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) {
-    // --help and --version end with exit code 0; usage errors were already printed by commander.
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+    // --help, `help` and --version end with exit code 0; usage errors were already printed by
+    // commander, and so was the help it shows on stderr when no command is named (exitCode 1).
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
+    if (err.code === 'commander.help') return err.exitCode === 0 ? 0 : 2;
     return 2;
   }
   if (err instanceof MintpipeError && err.expected) {
