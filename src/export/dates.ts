@@ -15,12 +15,15 @@ export function parseDay(text: string, input: string): string {
   return text.trim();
 }
 
+/** The first day of any analytics window: Mintlify has no analytics older (and years sort as text). */
+export const FIRST_DAY = '2000-01-01';
+
 /** True for a real calendar date `YYYY-MM-DD` in years 2000–2100 (anything else is no analytics window). */
 export function isValidDay(text: string): boolean {
   try {
     const day = parseDay(text, 'date');
     const year = Number(day.slice(0, 4));
-    return day === text && year >= 2000 && year <= 2100;
+    return day === text && day >= FIRST_DAY && year <= 2100;
   } catch {
     return false;
   }
