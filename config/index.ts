@@ -244,11 +244,18 @@ function apiKey(env: Env): string | undefined {
   const raw = env.MINTLIFY_API_KEY?.trim();
   if (!raw) return undefined;
   // The message never repeats the value: it is a secret even when malformed.
-  if (!/^mint_[A-Za-z0-9_-]+$/.test(raw)) {
-    throw new ConfigError('MINTLIFY_API_KEY', 'must be a Mintlify admin key starting with "mint_"');
+  if (!raw.startsWith('mint_')) throw new ConfigError('MINTLIFY_API_KEY', 'must be a Mintlify admin key starting with "mint_"');
+  if (raw === 'mint_') throw new ConfigError('MINTLIFY_API_KEY', 'nothing follows "mint_": the key was cut short; copy it again');
+  const stray = /[^A-Za-z0-9_-]/.exec(raw)?.[0];
+  if (stray !== undefined) {
+    const named = STRAY_KEY_CHARACTERS[stray] ?? (/[\r\n]/.test(stray) ? 'a line break' : undefined);
+    throw new ConfigError('MINTLIFY_API_KEY', `holds a character no Mintlify key has${named ? ` (${named})` : ''} after "mint_"; copy the key again`);
   }
   return raw;
 }
+
+/** Characters a pasted key picks up, named (any other is only counted as one no key has). */
+const STRAY_KEY_CHARACTERS: Record<string, string> = { ' ': 'a space', '"': 'a quote', "'": 'a quote', '\t': 'a tab' };
 
 function optionalUrl(env: Env, key: string, protocols: string[]): string | undefined {
   const raw = env[key]?.trim();
