@@ -5,7 +5,7 @@
  * (`MINTPIPE_RECIPES_DIR`, whose recipes override the built-in ones by name). A nightly recipe
  * must exist, among the built-in recipes or in that directory.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { builtInRecipesDir, RECIPE_NAME } from './recipes.js';
 import { ConfigError } from './config-error.js';
@@ -24,6 +24,7 @@ export interface TriageSettings {
 export function triageSettings(env: Env): TriageSettings {
   const dir = env.MINTPIPE_RECIPES_DIR?.trim() ? resolve(env.MINTPIPE_RECIPES_DIR.trim()) : undefined;
   if (dir !== undefined && !existsSync(dir)) throw new ConfigError('MINTPIPE_RECIPES_DIR', `no such directory "${dir}"`);
+  if (dir !== undefined && !statSync(dir).isDirectory()) throw new ConfigError('MINTPIPE_RECIPES_DIR', `not a directory "${dir}"`);
   const names = (env.MINTPIPE_TRIAGE ?? '').split(',').map((n) => n.trim()).filter(Boolean);
   for (const name of names) {
     if (!RECIPE_NAME.test(name)) throw new ConfigError('MINTPIPE_TRIAGE', `"${name.slice(0, 64)}" is not a recipe name (lower-case letters, digits and -)`);

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../config/config-error.js';
 import { triageSettings } from '../../config/triage.js';
@@ -14,6 +15,11 @@ describe('triage settings', () => {
     expect(() => triageSettings({ MINTPIPE_TRIAGE: '../x' })).toThrow(ConfigError);
     expect(() => triageSettings({ MINTPIPE_TRIAGE_MAX_JOBS: '0' })).toThrow(/MINTPIPE_TRIAGE_MAX_JOBS: expected an integer from 1 to 100/);
     expect(() => triageSettings({ MINTPIPE_RECIPES_DIR: '/no/such/dir' })).toThrow(/MINTPIPE_RECIPES_DIR: no such directory/);
+  });
+
+  it('refuses a MINTPIPE_RECIPES_DIR that is a file, naming the key, rather than fail later listing it', () => {
+    const file = fileURLToPath(import.meta.url);
+    expect(() => triageSettings({ MINTPIPE_RECIPES_DIR: file })).toThrow(new ConfigError('MINTPIPE_RECIPES_DIR', `not a directory "${file}"`));
   });
 
   it("gives each nightly recipe the night's windows of the datasets it reads", () => {
