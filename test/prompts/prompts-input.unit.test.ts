@@ -280,3 +280,12 @@ describe('a prompt file that is one JSON document rather than JSON Lines', () =>
     expect(file.prompts.map((p) => p.jobId)).toEqual(['j1']);
   });
 });
+
+describe('a prompt file path that cannot name a file', () => {
+  it('says that a part of the path is a file, not a directory, instead of the system code ENOTDIR', async () => {
+    const dir = fileTempDir('prompt-path');
+    writeFileSync(join(dir, 'prompts.csv'), 'projectId,jobId,prompt\np,j,x\n');
+    const path = join(dir, 'prompts.csv', 'x.jsonl');
+    await expect(readPromptFile(path, limits)).rejects.toThrow(new UsageError(`${path}: cannot read the prompt file (a part of the path is a file, not a directory)`));
+  });
+});
