@@ -20,7 +20,11 @@ const OPTIONAL_COLUMNS = ['jobId', 'chain'] as const;
 type Column = (typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number];
 
 /** `atByte`: where the record starts (a record) or a byte inside it (a skipped one), for its line. */
-type Parsed = { kind: 'record'; fields: string[]; atByte: number } | { kind: 'skip'; reason: string; atByte: number };
+type Parsed = { kind: 'record'; fields: string[]; atByte: number } | { kind: 'skip'; code: string; reason: string; atByte: number };
+
+/** csv-parse's words for a quote left open, which cost every line after it: said plainly. */
+const QUOTE_NOT_CLOSED =
+  'CSV: a quote opened on this line is never closed, so every line after it was read into this record: none of them is sent (quote a prompt that holds quotes, doubling each " inside it)';
 
 interface HeaderColumns {
   /** Field index of each column the header names. */
@@ -39,11 +43,13 @@ export async function parseCsv(text: string, limits: PromptLimits, fileName: str
   const prompts: PromptLine[] = [];
   const problems: LineProblem[] = [];
   let columns: HeaderColumns | undefined;
+  let skipped: { line: number; code: string } | undefined;
   for (const item of items) {
     const line = lines.lineOfFirstContent(item.atByte);
     if (item.kind === 'skip') {
       // The parser reports each stray quote of a record it skips; the record is one bad line.
-      if (problems.at(-1)?.line !== line) problems.push({ line, reason: item.reason });
+      if (!(skipped?.line === line && skipped.code === item.code)) problems.push({ line, reason: item.reason });
+      skipped = { line, code: item.code };
       continue;
     }
     const record = item.fields;
@@ -87,7 +93,8 @@ async function parseItems(source: string): Promise<Parsed[]> {
     on_skip: (err: CsvError | undefined) => {
       if (!err) return;
       const at = (err as CsvError & { bytes?: number }).bytes ?? 0;
-      items.push({ kind: 'skip', reason: `CSV: ${err.message.replace(/ at line \d+/, '')}`, atByte: at });
+      const reason = err.code === 'CSV_QUOTE_NOT_CLOSED' ? QUOTE_NOT_CLOSED : `CSV: ${err.message.replace(/ at line \d+/, '')}`;
+      items.push({ kind: 'skip', code: err.code, reason, atByte: at });
     },
   });
   parser.on('readable', () => {

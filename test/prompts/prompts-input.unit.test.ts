@@ -75,7 +75,7 @@ describe('prompt files', () => {
     expect(file.problems.map((p) => p.line)).toEqual([6, 8, 9]);
     expect(file.problems[0]!.reason).toBe('expected 3 fields, got 2');
     expect(file.problems[1]!.reason).toMatch(/^jobId: missing \(a row without a jobId starts a new agent job.*--allow-create\)$/);
-    expect(file.problems[2]!.reason).toMatch(/^CSV: Quote Not Closed/);
+    expect(file.problems[2]!.reason).toMatch(/^CSV: a quote opened on this line is never closed/);
   });
 
   it('refuses a field that reads like a known one but is not it, rather than drop it (a dropped jobId would start a new agent job)', async () => {
@@ -244,6 +244,16 @@ describe('a CSV record the CSV parser cannot read', () => {
     const text = ['projectId,jobId,prompt', 'p,j1,say "hi" and "bye" now', 'p,j2,fine', 'p,j3,x"y', '', 'p,j4,"a"b"', 'p,j5,fine too'].join('\n');
     const file = await parsePromptText('in.csv', text, limits);
     expect(file.problems.map((p) => p.line)).toEqual([2, 4, 6]);
+  });
+
+  it('says when a quote it opens is never closed, so the rest of the file went into it and nothing after it is sent', async () => {
+    const text = ['projectId,jobId,prompt', 'p,j1,fine', '"x"y,j2,z', 'p,j3,read into line 3'].join('\n');
+    const file = await parsePromptText('in.csv', text, limits);
+    expect(file.prompts.map((p) => p.jobId)).toEqual(['j1']);
+    expect(file.problems).toEqual([
+      { line: 3, reason: expect.stringMatching(/^CSV: Invalid Closing Quote/) },
+      { line: 3, reason: 'CSV: a quote opened on this line is never closed, so every line after it was read into this record: none of them is sent (quote a prompt that holds quotes, doubling each " inside it)' },
+    ]);
   });
 
   it.each([
