@@ -18,6 +18,9 @@ export function authCookieName(token: string): string {
 }
 const OPEN_PATHS = new Set(['/healthz']);
 
+const TOKEN_REQUIRED = 'mintpipe dashboard: token required (open the URL with ?token=… once, or send Authorization: Bearer …)\n';
+const WRONG_TOKEN = "mintpipe dashboard: wrong token: it is not this dashboard's (open the address start or dashboard printed, or send its token as Authorization: Bearer …)\n";
+
 function digest(text: string): Buffer {
   return createHash('sha256').update(`mintpipe-dashboard:${text}`).digest();
 }
@@ -57,10 +60,12 @@ export function requireToken(app: FastifyInstance, token: string): void {
       url.searchParams.delete('token');
       return reply.redirect(`${url.pathname}${url.search}`, 302);
     }
+    // A token that was given but is not this one (an old tab, another installation's) is named as such.
+    const given = bearer !== undefined || (queryToken !== undefined && queryToken !== '');
     return reply
       .code(401)
       .header('www-authenticate', 'Bearer realm="mintpipe dashboard"')
       .type('text/plain; charset=utf-8')
-      .send('mintpipe dashboard: token required (open the URL with ?token=… once, or send Authorization: Bearer …)\n');
+      .send(given ? WRONG_TOKEN : TOKEN_REQUIRED);
   });
 }

@@ -84,6 +84,18 @@ describe('with the default settings (no MINTPIPE_DASHBOARD_TOKEN)', () => {
     }
   });
 
+  it('answers a wrong token, in the address or as a bearer, with 401 saying the token is not this dashboard\'s, not that one is required', async () => {
+    const wrong = 'f'.repeat(48);
+    const answers = [
+      await fetch(`${dashboard.url}/api/projects?token=${wrong}`, { redirect: 'manual' }),
+      await fetch(`${dashboard.url}/api/projects`, { headers: { authorization: `Bearer ${wrong}` } }),
+    ];
+    for (const response of answers) {
+      expect(response.status).toBe(401);
+      expect(await response.text()).toBe("mintpipe dashboard: wrong token: it is not this dashboard's (open the address start or dashboard printed, or send its token as Authorization: Bearer …)\n");
+    }
+  });
+
   it('still answers /healthz without the token', async () => {
     expect((await fetch(`${dashboard.url}/healthz`)).status).toBe(200);
   });
