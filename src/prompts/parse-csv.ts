@@ -139,10 +139,20 @@ class LineIndex {
   }
 }
 
+/** Separators of other exports (a spreadsheet's "CSV" in many locales, TSV) that name the columns all the same. */
+const OTHER_SEPARATORS = [
+  [';', 'semicolons'],
+  ['\t', 'tabs'],
+] as const;
+
 /** The header must name every required column; without one the whole file is unusable. */
 function headerColumns(header: string[], fileName: string): HeaderColumns {
   const names = header.map((name) => name.trim());
   const missing = REQUIRED_COLUMNS.filter((name) => !names.includes(name));
+  const separator = missing.length > 0 && names.length === 1 ? OTHER_SEPARATORS.find(([char]) => REQUIRED_COLUMNS.every((name) => names[0]!.split(char).map((part) => part.trim()).includes(name))) : undefined;
+  if (separator) {
+    throw new UsageError(`${fileName}: the CSV header is separated by ${separator[1]}, not commas: save the file as comma-separated CSV (or write JSONL)`);
+  }
   if (missing.length > 0) {
     throw new UsageError(
       `${fileName}: CSV header must name the columns ${REQUIRED_COLUMNS.join(',')} (and jobId, chain when used); missing ${missing.join(', ')}`,

@@ -299,3 +299,16 @@ describe('a prompt file path that cannot name a file', () => {
     await expect(readPromptFile(path, limits)).rejects.toThrow(new UsageError(`${path}: cannot read the prompt file (a part of the path is a file, not a directory)`));
   });
 });
+
+describe('a CSV file separated by something other than commas', () => {
+  it.each([
+    // A spreadsheet's "CSV" in many locales, and a TSV export.
+    ['semicolons', ';'],
+    ['tabs', '\t'],
+  ])('is refused whole in one line that names the %s, rather than say the columns are missing', async (name, separator) => {
+    const text = `\uFEFF${['projectId', 'jobId', 'prompt'].join(separator)}\r\n${['p', 'j1', 'hello'].join(separator)}\r\n`;
+    await expect(parsePromptText('in.csv', text, limits)).rejects.toThrow(
+      new UsageError(`in.csv: the CSV header is separated by ${name}, not commas: save the file as comma-separated CSV (or write JSONL)`),
+    );
+  });
+});
