@@ -145,11 +145,20 @@ const OTHER_SEPARATORS = [
   ['\t', 'tabs'],
 ] as const;
 
+/** The other separator a one-field header names every required column with, if any. */
+function otherSeparator(names: string[]): (typeof OTHER_SEPARATORS)[number] | undefined {
+  if (names.length !== 1) return undefined;
+  return OTHER_SEPARATORS.find(([char]) => {
+    const parts = names[0]!.split(char).map((part) => part.trim());
+    return REQUIRED_COLUMNS.every((name) => parts.includes(name));
+  });
+}
+
 /** The header must name every required column; without one the whole file is unusable. */
 function headerColumns(header: string[], fileName: string): HeaderColumns {
   const names = header.map((name) => name.trim());
   const missing = REQUIRED_COLUMNS.filter((name) => !names.includes(name));
-  const separator = missing.length > 0 && names.length === 1 ? OTHER_SEPARATORS.find(([char]) => REQUIRED_COLUMNS.every((name) => names[0]!.split(char).map((part) => part.trim()).includes(name))) : undefined;
+  const separator = missing.length > 0 ? otherSeparator(names) : undefined;
   if (separator) {
     throw new UsageError(`${fileName}: the CSV header is separated by ${separator[1]}, not commas: save the file as comma-separated CSV (or write JSONL)`);
   }
