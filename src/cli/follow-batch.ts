@@ -7,11 +7,13 @@ import { loadPromptsModules } from './prompts-modules.js';
 import type { Runtime } from './runtime.js';
 import { followWithDisplay } from './follow-display.js';
 
-/** Makes sure a worker serves the queue, then shows progress until the batch is final. */
-export async function follow(runtime: Runtime, batchId: string): Promise<BatchStatus> {
+/**
+ * Makes sure a worker serves the queue, then shows progress until the batch is final. A caller
+ * that already made sure (`workersStarted`: whether it started them here) has said so already.
+ */
+export async function follow(runtime: Runtime, batchId: string, workersStarted?: boolean): Promise<BatchStatus> {
   const { progressLine, waitForBatch } = await loadPromptsModules();
-  const started = await runtime.ensureWorkers([QUEUE_NAMES.prompts]);
-  if (!started) process.stderr.write('using the running workers\n');
+  const started = workersStarted ?? (await ensurePromptWorkers(runtime));
   const watch = started ? undefined : await followWatch(runtime, batchId);
   const label = `batch ${batchId}`;
   const stopped = () =>
@@ -26,6 +28,13 @@ export async function follow(runtime: Runtime, batchId: string): Promise<BatchSt
       },
     }),
   );
+}
+
+/** Starts prompt workers here unless some serve the queue; says so when it hands over. True when it started them. */
+export async function ensurePromptWorkers(runtime: Runtime): Promise<boolean> {
+  const started = await runtime.ensureWorkers([QUEUE_NAMES.prompts]);
+  if (!started) process.stderr.write('using the running workers\n');
+  return started;
 }
 
 /** Gives up following when no worker has served the prompts queue for the grace period. */

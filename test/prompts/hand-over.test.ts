@@ -96,6 +96,15 @@ describe('handing work to a running installation', () => {
     expect(status.stdout).toContain(`warehouse embedded ${join(envFirst.MINTPIPE_DATA_DIR!, 'clickhouse')}`);
   });
 
+  it('prompts recover --wait hands over once and says so once', async () => {
+    const sent = await runCli(['prompts', 'send', promptFile, '--format', 'json'], envFirst);
+    expect(sent.code, sent.stderr).toBe(0);
+    const { batchId } = JSON.parse(sent.stdout) as { batchId: string };
+    const recovered = await runCli(['prompts', 'recover', batchId, '--wait'], envFirst);
+    expect(recovered.code, recovered.stderr).toBe(0);
+    expect(recovered.stderr.split('\n').filter((line) => line === 'using the running workers')).toHaveLength(1);
+  });
+
   it('warns about a budget this shell sets differently, and not about one it leaves to its default', async () => {
     const window = ['export', '--project', 'hand-over', '--from', '2026-10-03', '--to', '2026-10-04'];
     const { MINTPIPE_ANALYTICS_RATE: _unset, ...defaults } = envFirst;

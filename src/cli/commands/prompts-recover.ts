@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { QUEUE_NAMES } from '../../queue/queue-names.js';
 import { ledgerHas, UNKNOWN_BATCH } from '../batch-lookup.js';
-import { follow, report, writeJson } from '../follow-batch.js';
+import { ensurePromptWorkers, follow, report, writeJson } from '../follow-batch.js';
 import { checkFormat, parseBatchId } from '../prompts-args.js';
 import { loadPromptsModules } from '../prompts-modules.js';
 import { checkPromptsHandOver } from '../prompts-workers.js';
@@ -49,10 +49,9 @@ async function runRecover(batch: string, flags: { wait?: boolean; format: string
       return 0;
     }
     process.stderr.write(`${line}\n`);
-    const started = await runtime.ensureWorkers([QUEUE_NAMES.prompts]);
-    if (!started) process.stderr.write('using the running workers\n');
+    const started = await ensurePromptWorkers(runtime);
     await waitForRecovery(deps, request);
-    const final = await follow(runtime, batchId);
+    const final = await follow(runtime, batchId, started);
     await report(final, flags.format, { recovered: !request.inRedis });
     return allDelivered(final) ? 0 : 1;
   });
