@@ -43,15 +43,25 @@ function days(key: string, text: string): number {
   return Number(text);
 }
 
+/** `3,feedback=30`: the default and per-dataset days; one given twice is refused, not overwritten. */
+function reexportSettings(items: string[]): DatasetSettings['reexportDays'] {
+  const key = 'MINTPIPE_REEXPORT_DAYS';
+  const given = new Map<string, number>();
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    const name = eq === -1 ? 'default' : datasetName(key, item.slice(0, eq).trim());
+    const value = days(key, eq === -1 ? item : item.slice(eq + 1).trim());
+    const before = given.get(name);
+    if (before !== undefined) throw new ConfigError(key, `${name === 'default' ? 'the default' : name} is given twice (${before} and ${value}): give it once`);
+    given.set(name, value);
+  }
+  return { default: 3, ...Object.fromEntries(given) };
+}
+
 export function datasetSettings(env: Env): DatasetSettings {
   const datasets = [...new Set((list(env, 'MINTPIPE_DATASETS') ?? DEFAULT_DATASETS).map((name) => datasetName('MINTPIPE_DATASETS', name)))];
   const assistantThreads = list(env, 'MINTPIPE_ASSISTANT_THREADS') ?? [];
-  const reexportDays: DatasetSettings['reexportDays'] = { default: 3 };
-  for (const item of list(env, 'MINTPIPE_REEXPORT_DAYS') ?? []) {
-    const eq = item.indexOf('=');
-    if (eq === -1) reexportDays.default = days('MINTPIPE_REEXPORT_DAYS', item);
-    else reexportDays[datasetName('MINTPIPE_REEXPORT_DAYS', item.slice(0, eq).trim())] = days('MINTPIPE_REEXPORT_DAYS', item.slice(eq + 1).trim());
-  }
+  const reexportDays = reexportSettings(list(env, 'MINTPIPE_REEXPORT_DAYS') ?? []);
   const pii = (env.MINTPIPE_PII ?? 'keep').trim().toLowerCase() || 'keep';
   if (!(PII_MODES as readonly string[]).includes(pii)) throw new ConfigError('MINTPIPE_PII', `expected one of ${PII_MODES.join(', ')}, got "${env.MINTPIPE_PII}"`);
   return { datasets, assistantThreads, reexportDays, pii: pii as PiiMode };
