@@ -3,7 +3,10 @@
  * line, exit 2, before it starts anything: an empty value is not 0, nor is hex or a fraction a day count.
  */
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/run-cli.js';
+import { QUEUE_NAMES, queueKeyPrefix } from '../../src/queue/queue-names.js';
+import { openQueue } from '../../src/queue/queues.js';
+import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { runCli, startCli } from '../support/run-cli.js';
 import { testEnv } from '../support/test-env.js';
 
 describe('start --demo-days', () => {
@@ -15,4 +18,22 @@ describe('start --demo-days', () => {
       stdout: '',
     });
   }, 40_000);
+
+  it('exports no demo days with --no-workers, and says why: no other process can reach the built-in emulator, so they would wait forever', async () => {
+    const { MINTLIFY_API_KEY: _key, MINTLIFY_API_URL: _url, ...env } = testEnv();
+    const start = await startCli(['start', '--no-workers', '--no-dashboard', '--no-scheduler'], env);
+    const redis = createRedisConnection(env.REDIS_URL!, 'start-demo-no-workers');
+    const queue = openQueue(QUEUE_NAMES.export, redis, queueKeyPrefix(env.MINTPIPE_QUEUE_PREFIX!));
+    try {
+      expect(start.output().stdout).not.toContain('exporting');
+      expect(start.output().stdout).toContain('no demo export: --no-workers, and only this process can reach the built-in emulator');
+      expect(await queue.getJobCounts()).toMatchObject({ waiting: 0, prioritized: 0, delayed: 0 });
+    } finally {
+      start.child.kill('SIGTERM');
+      await start.exited;
+      await queue.obliterate({ force: true });
+      await queue.close();
+      redis.disconnect();
+    }
+  }, 60_000);
 });

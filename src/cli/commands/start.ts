@@ -108,7 +108,10 @@ async function start(flags: StartFlags): Promise<void> {
       runtime.onClose(() => dashboard.close());
       process.stdout.write(dashboardBanner(dashboard));
     }
-    if (demo && demoDays > 0) await exportDemoDays(exportQueue, config, demoDays);
+    // The demo key is this process's own: windows no worker here runs would wait forever (or, left
+    // in a shared Redis, reach a real worker that asks Mintlify for the demo project).
+    if (demo && demoDays > 0 && !flags.workers) process.stdout.write('no demo export: --no-workers, and only this process can reach the built-in emulator\n');
+    else if (demo && demoDays > 0) await exportDemoDays(exportQueue, config, demoDays);
     process.stdout.write('running (Ctrl-C to stop)\n');
   } catch (err) {
     await runtime.close();
