@@ -29,6 +29,12 @@ export { RedisUnavailableError } from './redis-unavailable-error.js';
 
 /** How long a server may take to answer (loading its append-only file) before it counts as failed. */
 const READY_TIMEOUT_MS = 30_000;
+/**
+ * How long one PING (or the SHUTDOWN's connect) may go unanswered. A suspended server (SIGSTOP)
+ * still accepts connections on its socket, so a connect succeeds and the reply never comes: without
+ * a bound, every command of the data dir would wait on it forever.
+ */
+const ANSWER_TIMEOUT_MS = 1_000;
 /** How long the last user out waits for the server to exit after SHUTDOWN (it fsyncs first). */
 const STOP_TIMEOUT_MS = 10_000;
 const HOLDERS_DIR = 'holders';
@@ -56,16 +62,17 @@ interface ServerState extends ProcessIdentity {
 }
 
 /** Returns REDIS_URL, or the private server under `dataDir` (started, and installed, when needed). */
-export async function acquireRedis(options: { url?: string; dataDir: string; logger: Logger }): Promise<RedisHandle> {
+export async function acquireRedis(options: { url?: string; dataDir: string; logger: Logger; readyTimeoutMs?: number }): Promise<RedisHandle> {
   if (options.url) return { target: redisTarget(options.url), private: false, release: async () => {}, releaseNow: () => {} };
   const { dataDir, logger } = options;
+  const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
   privateDir(dataDir, logger);
   const dir = join(dataDir, 'redis');
   privateDir(dir, logger);
   privateDir(join(dir, HOLDERS_DIR), logger);
   const socket = privateSocketPath(dir, dataDir);
   return withStartLock(dir, async () => {
-    const state = (await runningServer(dir, socket)) ?? (await startServer(dir, socket, logger));
+    const state = (await runningServer(dir, socket, readyTimeoutMs)) ?? (await startServer(dir, socket, logger, readyTimeoutMs));
     return privateHandle(dir, state, addHolder(join(dir, HOLDERS_DIR)), logger);
   });
 }
@@ -99,14 +106,14 @@ function privateHandle(dir: string, state: ServerState, holder: string, logger: 
 }
 
 /** The server recorded in server.json, when that process still runs and proves to be ours. */
-async function runningServer(dir: string, socket: string): Promise<ServerState | undefined> {
+async function runningServer(dir: string, socket: string, readyTimeoutMs: number): Promise<ServerState | undefined> {
   const state = readState(dir);
   if (!state || !isLive(state)) return undefined;
   registerSecret(state.password);
   if (state.socket !== socket) {
     throw new RedisUnavailableError(`the private redis-server (pid ${state.pid}) listens on ${state.socket}, not ${socket} (was TMPDIR changed?): stop it first`);
   }
-  await untilServesUs(state, dir, () => isLive(state), 'is running but does not answer');
+  await untilServesUs(state, dir, () => isLive(state), 'is running but does not answer: is it suspended?', readyTimeoutMs);
   return state;
 }
 
@@ -124,7 +131,7 @@ function readState(dir: string): ServerState | undefined {
   }
 }
 
-async function startServer(dir: string, socket: string, logger: Logger): Promise<ServerState> {
+async function startServer(dir: string, socket: string, logger: Logger, readyTimeoutMs: number): Promise<ServerState> {
   const binary = findRedisServer(logger);
   const password = randomBytes(24).toString('hex');
   registerSecret(password);
@@ -141,7 +148,7 @@ async function startServer(dir: string, socket: string, logger: Logger): Promise
   // Recorded before it answers: a process that dies meanwhile leaves a record of a server to reuse.
   writePrivateFile(join(dir, 'server.json'), JSON.stringify(state));
   try {
-    await untilServesUs(state, dir, () => !failed && child.exitCode === null, 'did not start');
+    await untilServesUs(state, dir, () => !failed && child.exitCode === null, 'did not start', readyTimeoutMs);
   } catch (err) {
     if (child.exitCode === null) child.kill('SIGKILL');
     throw err;
@@ -172,8 +179,8 @@ function serverConfig(dir: string, socket: string, password: string): string {
  * Waits until the server on the socket takes our password and refuses a connection without it.
  * A server that answers without a password is not the one mintpipe started: refused at once.
  */
-async function untilServesUs(state: ServerState, dir: string, running: () => boolean, failure: string): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
+async function untilServesUs(state: ServerState, dir: string, running: () => boolean, failure: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const stranger = await ping(state.socket);
     if (stranger === 'PONG') {
@@ -184,23 +191,38 @@ async function untilServesUs(state: ServerState, dir: string, running: () => boo
       if (owner === 'PONG') return;
       if (owner === 'WRONGPASS') throw new RedisUnavailableError(`the Redis server on ${state.socket} refuses the password recorded in ${join(dir, 'server.json')}: it will not be used`);
     }
-    if (!running() || Date.now() > deadline) throw new RedisUnavailableError(`the private redis-server ${failure} (see ${join(dir, 'redis.log')})`);
+    if (!running() || Date.now() > deadline) throw new RedisUnavailableError(`the private redis-server (pid ${state.pid}) ${failure} (see ${join(dir, 'redis.log')})`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
-/** PONG, or the code of the reply or error that came instead (NOAUTH, WRONGPASS, LOADING, ENOENT…). */
+/** PONG, or the code of the reply or error that came instead (NOAUTH, WRONGPASS, LOADING, ENOENT, TIMEOUT…). */
 async function ping(socket: string, password?: string): Promise<string> {
   const client = new Redis({ ...oneShot, path: socket, ...(password === undefined ? {} : { password }) });
   client.on('error', () => {});
   try {
-    await client.connect();
-    return await client.ping();
+    return await withinAnswerTimeout(async () => {
+      await client.connect();
+      return await client.ping();
+    });
   } catch (err) {
     const error = err as NodeJS.ErrnoException;
     return error.code ?? /^([A-Z]+)\b/.exec(error.message)?.[1] ?? 'ERR';
   } finally {
     client.disconnect();
+  }
+}
+
+/** `step`, or a rejection with code TIMEOUT when it has not settled within ANSWER_TIMEOUT_MS. */
+async function withinAnswerTimeout<T>(step: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error('no answer'), { code: 'TIMEOUT' })), ANSWER_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([step(), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -213,9 +235,11 @@ async function stopServer(state: ServerState, logger: Logger): Promise<void> {
   const client = new Redis({ ...oneShot, path: state.socket, password: state.password });
   client.on('error', () => {});
   try {
-    await client.connect();
-    // SHUTDOWN closes the connection instead of answering.
-    await client.call('SHUTDOWN').catch(() => {});
+    await withinAnswerTimeout(async () => {
+      await client.connect();
+      // SHUTDOWN closes the connection instead of answering.
+      await client.call('SHUTDOWN').catch(() => {});
+    });
   } catch {
     /* not answering: the wait below tells */
   } finally {

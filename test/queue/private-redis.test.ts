@@ -3,7 +3,7 @@ import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, readlinkSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { isLive, processStartTicks } from '../../src/process-identity.js';
 import { acquireRedis, RedisUnavailableError } from '../../src/queue/private-redis.js';
@@ -282,6 +282,26 @@ describe('private redis-server', () => {
       killLeftoverServer(dataDir);
     }
   }, 60_000);
+
+  it('gives up, in one line naming its pid, on a recorded server that is suspended (SIGSTOP), and lets go of it in bounded time', async () => {
+    const dataDir = newDataDir();
+    const first = await acquireRedis({ dataDir, logger });
+    const server = serverJson(dataDir);
+    process.kill(server.pid, 'SIGSTOP');
+    // Also when the test times out (a hang is the failure under test): no suspended server is left.
+    onTestFinished(() => {
+      process.kill(server.pid, 'SIGCONT');
+      killLeftoverServer(dataDir);
+    });
+    const refusal = await rejection(acquireRedis({ dataDir, logger, readyTimeoutMs: 1_500 }));
+    expect(refusal).toBeInstanceOf(RedisUnavailableError);
+    expect((refusal as Error).message).toBe(
+      `the private redis-server (pid ${server.pid}) is running but does not answer: is it suspended? (see ${join(dataDir, 'redis', 'redis.log')})`,
+    );
+    // The last one out asks a server that cannot answer to stop: it waits its bounded while, then returns.
+    await first.release();
+    expect(isLive(server)).toBe(true);
+  }, 30_000);
 
   it('is not kept up by a holder that was killed: the next process out stops it and removes the dead record', async () => {
     const dataDir = newDataDir();
