@@ -141,7 +141,8 @@ const OPEN_LOCK_WAIT_MS = 30_000;
  * Runs `body` (the engine's open and our pid file) while holding `mintpipe.open.lock`, a file
  * created exclusively, so that mintpipe processes opening the directory at once take turns and
  * each sees the previous one's pid file instead of asking the engine. A lock file naming a dead
- * or zombie process is taken over. The wait is short: an open holds it for ~100 ms.
+ * or zombie process is taken over. The wait is short: an open holds it for ~100 ms; a live holder
+ * that keeps it longer (suspended) is refused as a holder of the directory.
  */
 export async function withOpenLock<T>(path: string, body: () => T | Promise<T>): Promise<T> {
   const file = join(path, OPEN_LOCK_FILE);
@@ -156,7 +157,8 @@ export async function withOpenLock<T>(path: string, body: () => T | Promise<T>):
         rmSync(file, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${file}`);
+      // A live holder that never lets go (suspended mid-open): one line naming it, as for a held directory.
+      if (Date.now() > deadline) throw new WarehouseLockedError(path, readHolder(file)?.pid, { waitedMs: OPEN_LOCK_WAIT_MS });
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }

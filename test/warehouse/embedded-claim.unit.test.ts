@@ -1,7 +1,8 @@
-import { statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { claimDirectory, releaseClaim, waitForDirectory } from '../../src/warehouse/embedded-lock.js';
+import { processStartTicks } from '../../src/process-identity.js';
+import { claimDirectory, releaseClaim, waitForDirectory, withOpenLock } from '../../src/warehouse/embedded-lock.js';
 import { WarehouseLockedError } from '../../src/warehouse/errors.js';
 import { fileTempDir } from '../support/test-env.js';
 
@@ -42,5 +43,30 @@ describe('a command waiting for a directory another process holds', () => {
     expect((error as Error).message).toMatch(/\(pid 4242\) \(gave up after waiting 1s\)/);
     expect(Math.max(...tries)).toBeGreaterThanOrEqual(900);
     expect(Math.max(...tries)).toBeLessThanOrEqual(1_000);
+  });
+});
+
+describe('a command opening a directory whose open lock a live process keeps (suspended mid-open)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('gives up after its wait with a one-line error naming that process, and leaves the lock to it', async () => {
+    vi.useFakeTimers();
+    const path = join(scratch, 'opening', 'clickhouse');
+    mkdirSync(path, { recursive: true });
+    // A live process that is not this one (the test runner), as a holder stopped by SIGSTOP is.
+    const lock = join(path, 'mintpipe.open.lock');
+    writeFileSync(lock, `${process.ppid} ${processStartTicks(process.ppid)} start\n`);
+    const body = vi.fn();
+    const opening = withOpenLock(path, body).catch((err: unknown) => err);
+    await vi.advanceTimersByTimeAsync(31_000);
+    const error = await opening;
+    expect(error).toBeInstanceOf(WarehouseLockedError);
+    expect((error as Error).message).toBe(
+      `the embedded warehouse at ${path} is in use by another mintpipe process (pid ${process.ppid}) (gave up after waiting 30s); stop it or set CLICKHOUSE_URL`,
+    );
+    expect(body).not.toHaveBeenCalled();
+    expect(existsSync(lock)).toBe(true);
   });
 });
