@@ -118,20 +118,42 @@ async function runningServer(dir: string, socket: string, readyTimeoutMs: number
 }
 
 function readState(dir: string): ServerState | undefined {
+  return readRecord(dir).state;
+}
+
+/** server.json's server, or why there is none to trust. */
+function readRecord(dir: string): { state?: ServerState; problem?: string } {
   try {
     // Only a record this user wrote: one another user planted would hand our work to their server.
-    const { text } = readOwnFile(join(dir, 'server.json'));
-    if (text === undefined) return undefined;
+    const { text, problem } = readOwnFile(join(dir, 'server.json'));
+    if (text === undefined) return { problem: problem ?? 'is missing' };
     const state = JSON.parse(text) as Partial<ServerState>;
     // A server.json of an older mintpipe (a TCP port, no start time) names nothing to trust.
     const ok = typeof state.pid === 'number' && typeof state.socket === 'string' && typeof state.password === 'string';
-    return ok ? (state as ServerState) : undefined;
+    return ok ? { state: state as ServerState } : { problem: 'names no server of this mintpipe' };
   } catch {
-    return undefined;
+    return { problem: 'cannot be read as a server record' };
   }
 }
 
+/**
+ * Before a server is started: refuses when something already answers on the socket. In the 0700
+ * `redis/` directory that is a server of this user, most likely the one mintpipe started whose
+ * record went wrong (its mode widened, removed, rewritten): a second server over the same data
+ * would take the socket from it, split the queues between the two and write the same AOF.
+ */
+async function refuseIfAnswered(dir: string, socket: string): Promise<void> {
+  const answer = await ping(socket);
+  if (!['PONG', 'NOAUTH', 'WRONGPASS', 'LOADING', 'TIMEOUT'].includes(answer)) return;
+  const { state, problem } = readRecord(dir);
+  const why = problem ?? `names pid ${state?.pid}, which is no longer the server it started`;
+  throw new RedisUnavailableError(
+    `a Redis server already answers on ${socket}, and ${join(dir, 'server.json')} (${why}) names no server mintpipe may use: no second redis-server is started over the same data; stop the one running there, then try again`,
+  );
+}
+
 async function startServer(dir: string, socket: string, logger: Logger, readyTimeoutMs: number): Promise<ServerState> {
+  await refuseIfAnswered(dir, socket);
   const binary = findRedisServer(logger);
   const password = randomBytes(24).toString('hex');
   registerSecret(password);

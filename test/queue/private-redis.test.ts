@@ -59,27 +59,30 @@ function tcpListenPorts(pid: number): number[] {
 
 /** Another local user's redis-server listening on the socket path the private server uses. */
 /**
- * With `record` in the data dir's server.json (then `plant`ed), a command's Redis is one of its own:
- * not the squatter's, whose planted key it never sees. Stops the squatter.
+ * With `record` in the data dir's server.json (then `plant`ed), a command refuses in one line saying
+ * why the record is not trusted (`why`): it neither uses the squatter (no holder recorded, its data
+ * untouched) nor starts a second server over the socket it holds. Stops the squatter.
  */
 async function expectNotUsed(
   dataDir: string,
   squat: { child: ChildProcess; client: Redis },
   record: { pid: number; startTicks?: string; socket: string; password: string },
+  why: string,
   plant: (file: string) => void = () => {},
 ): Promise<void> {
   const file = join(dataDir, 'redis', 'server.json');
   writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
   plant(file);
-  const handle = await acquireRedis({ dataDir, logger });
   try {
-    expect(serverJson(dataDir).pid).not.toBe(squat.child.pid);
-    expect(handle.target.password).not.toBe(record.password);
-    const owner = createRedisConnection(handle.target, 'test');
-    expect(await owner.get('planted')).toBeNull();
-    owner.disconnect();
+    const refusal = await rejection(acquireRedis({ dataDir, logger }));
+    expect(refusal).toBeInstanceOf(RedisUnavailableError);
+    expect((refusal as Error).message).toBe(
+      `a Redis server already answers on ${record.socket}, and ${file} (${why}) names no server mintpipe may use: no second redis-server is started over the same data; stop the one running there, then try again`,
+    );
+    expect(readdirSync(join(dataDir, 'redis', 'holders'))).toEqual([]);
+    expect(await squat.client.get('planted')).toBe('by someone else');
+    expect(alive(squat.child.pid!)).toBe(true);
   } finally {
-    await handle.release();
     squat.client.disconnect();
     squat.child.kill('SIGKILL');
   }
@@ -237,12 +240,12 @@ describe('private redis-server', () => {
     const { child, client } = await squatter(socket, password);
     await client.set('planted', 'by someone else');
     // The pid of a server that stopped, now another process's: its start time differs.
-    await expectNotUsed(dataDir, { child, client }, { pid: child.pid!, startTicks: '1', socket, password });
+    await expectNotUsed(dataDir, { child, client }, { pid: child.pid!, startTicks: '1', socket, password }, `names pid ${child.pid}, which is no longer the server it started`);
   });
 
-  for (const [what, plant] of [
-    ['another user wrote', (file: string) => chownSync(file, 65534, 65534)],
-    ['other users may write', (file: string) => chmodSync(file, 0o666)],
+  for (const [what, why, plant] of [
+    ['another user wrote', 'is owned by uid 65534, not 0', (file: string) => chownSync(file, 65534, 65534)],
+    ['other users may write', 'has mode 0666, writable by other local users', (file: string) => chmodSync(file, 0o666)],
   ] as const) {
     it(`never trusts a record ${what}, even of a live server that takes the recorded password`, async () => {
       const dataDir = newDataDir();
@@ -252,9 +255,33 @@ describe('private redis-server', () => {
       const { child, client } = await squatter(socket, password);
       await client.set('planted', 'by someone else');
       // Everything right (pid, start time, socket, password) but who wrote it.
-      await expectNotUsed(dataDir, { child, client }, { pid: child.pid!, startTicks: processStartTicks(child.pid!), socket, password }, plant);
+      await expectNotUsed(dataDir, { child, client }, { pid: child.pid!, startTicks: processStartTicks(child.pid!), socket, password }, why, plant);
     });
   }
+
+  it('never starts a second server over the data of one still running when server.json no longer vouches for it', async () => {
+    const dataDir = newDataDir();
+    const first = await acquireRedis({ dataDir, logger });
+    const server = serverJson(dataDir);
+    onTestFinished(() => {
+      if (isLive(server)) process.kill(server.pid, 'SIGKILL');
+      killLeftoverServer(dataDir);
+    });
+    const client = createRedisConnection(first.target, 'test');
+    await client.set('queued', 'by the running start');
+    // A recursive chmod (g+w) leaves the record one mintpipe must not trust: the server it named still runs.
+    chmodSync(join(dataDir, 'redis', 'server.json'), 0o664);
+    const refusal = await rejection(acquireRedis({ dataDir, logger }));
+    expect(refusal).toBeInstanceOf(RedisUnavailableError);
+    expect((refusal as Error).message).toBe(
+      `a Redis server already answers on ${server.socket}, and ${join(dataDir, 'redis', 'server.json')} (has mode 0664, writable by other local users) names no server mintpipe may use: no second redis-server is started over the same data; stop the one running there, then try again`,
+    );
+    // Still one server, the running one, with what was queued in it.
+    expect(serverJson(dataDir).pid).toBe(server.pid);
+    expect(await client.get('queued')).toBe('by the running start');
+    client.disconnect();
+    await first.release();
+  });
 
   it('stays up while a holder is too busy to run a timer for longer than a lease would last, while another process comes and goes', async () => {
     const dataDir = newDataDir();
