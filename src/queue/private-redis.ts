@@ -155,10 +155,12 @@ async function refuseIfAnswered(dir: string, socket: string): Promise<void> {
 async function startServer(dir: string, socket: string, logger: Logger, readyTimeoutMs: number): Promise<ServerState> {
   await refuseIfAnswered(dir, socket);
   const binary = findRedisServer(logger);
-  const password = randomBytes(24).toString('hex');
+  // The password of the server this one replaces, when its record is ours: a running start whose
+  // server was killed and started again by another command reconnects with the password it has.
+  const password = readState(dir)?.password ?? randomBytes(24).toString('hex');
   registerSecret(password);
   const configPath = join(dir, 'redis.conf');
-  // Written fresh at every start: the password changes, the data stays.
+  // Written fresh at every start (the socket or the dir may have moved); the data stays.
   writePrivateFile(configPath, serverConfig(dir, socket, password));
   // Its own process group: Ctrl-C on a one-shot command must not kill a server others share.
   const child = spawn(binary, [configPath], { detached: true, stdio: 'ignore', cwd: dir });

@@ -283,6 +283,27 @@ describe('private redis-server', () => {
     await first.release();
   });
 
+  it('comes back with the same password when another process restarts it after it was killed, so a running holder reconnects', async () => {
+    const dataDir = newDataDir();
+    const running = await acquireRedis({ dataDir, logger });
+    onTestFinished(() => killLeftoverServer(dataDir));
+    // The running start's connection: it reconnects on its own, with the password it was given.
+    const client = createRedisConnection(running.target, 'test');
+    await client.set('queued', 'before the crash');
+    const killed = serverJson(dataDir);
+    process.kill(killed.pid, 'SIGKILL');
+    await until('the killed server to be gone', async () => (isLive(killed) ? undefined : true), 10_000);
+
+    // A one-shot command comes along and starts the server again.
+    const oneShot = await acquireRedis({ dataDir, logger });
+    expect(serverJson(dataDir).pid).not.toBe(killed.pid);
+    expect(oneShot.target.password).toBe(running.target.password);
+    await oneShot.release();
+    expect(await until('the running holder to be served again', async () => (await client.get('queued').catch(() => undefined)) ?? undefined, 10_000)).toBe('before the crash');
+    client.disconnect();
+    await running.release();
+  });
+
   it('stays up while a holder is too busy to run a timer for longer than a lease would last, while another process comes and goes', async () => {
     const dataDir = newDataDir();
     // A child whose event loop is blocked for 20 s, as a process serialising a huge result is.
