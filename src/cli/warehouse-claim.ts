@@ -14,12 +14,11 @@ export function claimEmbeddedWarehouse(config: Pick<MintpipeConfig, 'dataDir' | 
   // An engine every process opens itself has nothing to claim.
   const path = configuredEngine(config).exclusiveDir;
   if (path === undefined) return;
-  const holder = longRunningHolder(path);
+  const holder = longRunningHolder(path) ?? claimDirectory(path);
   if (holder !== undefined) {
     throw new MintpipeError(
       `the embedded warehouse in ${path} is in use by ${holder.command} pid ${holder.pid} (one start or worker per data dir): stop it, or give this ${command} another MINTPIPE_DATA_DIR or a CLICKHOUSE_URL`,
     );
   }
-  claimDirectory(path);
   process.once('exit', () => releaseClaim(path));
 }

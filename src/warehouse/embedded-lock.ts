@@ -62,13 +62,27 @@ export function longRunningHolder(path: string): { pid: number; command: LongRun
 
 /**
  * A start or worker claims the directory before anything else (before its banner, its Redis, its
- * engine), so that a one-shot command arriving while it starts up leaves the engine to it. Throws
- * nothing: the caller checked `longRunningHolder` first.
+ * engine), so that a one-shot command arriving while it starts up leaves the engine to it. The
+ * claim file is created exclusively: of two starts that both found no holder, the later one gets
+ * the other's pid and command back instead of writing over its claim. A claim whose process is
+ * gone (or is not a start or worker) is taken over.
  */
-export function claimDirectory(path: string): void {
+export function claimDirectory(path: string): { pid: number; command: LongRunningCommand } | undefined {
   // 0700 from the start, as every directory mintpipe creates under the data dir (private-files.ts).
   mkdirSync(path, { recursive: true, mode: 0o700 });
-  writeFileSync(join(path, CLAIM_FILE), identityLine(), { mode: 0o600 });
+  const file = join(path, CLAIM_FILE);
+  for (;;) {
+    try {
+      writeFileSync(file, identityLine(), { mode: 0o600, flag: 'wx' });
+      return undefined;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = readHolder(file);
+    const live = holder !== undefined && holder.pid !== process.pid && isLive(holder);
+    if (live && (holder.command === 'start' || holder.command === 'worker')) return { pid: holder.pid, command: holder.command };
+    rmSync(file, { force: true });
+  }
 }
 
 /** Removes the claim if it still names this process. */

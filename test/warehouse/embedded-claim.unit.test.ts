@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { processStartTicks } from '../../src/process-identity.js';
@@ -21,6 +21,30 @@ describe('a start or worker claiming the embedded warehouse directory', () => {
     expect((statSync(dataDir).mode & 0o777).toString(8)).toBe('700');
     expect((statSync(path).mode & 0o777).toString(8)).toBe('700');
     releaseClaim(path);
+  });
+});
+
+describe('two starts claiming one directory at once', () => {
+  it('never takes over the claim of a live start: the later one is told who has it', () => {
+    const path = join(scratch, 'contested', 'clickhouse');
+    mkdirSync(path, { recursive: true });
+    // Written by another start between this one's look for a holder and its claim.
+    const claim = join(path, 'mintpipe.claim');
+    const theirs = `${process.ppid} ${processStartTicks(process.ppid)} start\n`;
+    writeFileSync(claim, theirs);
+    expect(claimDirectory(path)).toEqual({ pid: process.ppid, command: 'start' });
+    expect(readFileSync(claim, 'utf8')).toBe(theirs);
+  });
+
+  it('takes over a claim whose process is gone', () => {
+    const path = join(scratch, 'left', 'clickhouse');
+    mkdirSync(path, { recursive: true });
+    const claim = join(path, 'mintpipe.claim');
+    writeFileSync(claim, `${process.ppid} 1 start\n`);
+    expect(claimDirectory(path)).toBeUndefined();
+    expect(readFileSync(claim, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+    releaseClaim(path);
+    expect(existsSync(claim)).toBe(false);
   });
 });
 
