@@ -122,10 +122,10 @@ function readState(dir: string): ServerState | undefined {
 }
 
 /** server.json's server, or why there is none to trust. */
-function readRecord(dir: string): { state?: ServerState; problem?: string } {
+function readRecord(dir: string, othersMay: 'read' | 'nothing' = 'read'): { state?: ServerState; problem?: string } {
   try {
     // Only a record this user wrote: one another user planted would hand our work to their server.
-    const { text, problem } = readOwnFile(join(dir, 'server.json'));
+    const { text, problem } = readOwnFile(join(dir, 'server.json'), { othersMay });
     if (text === undefined) return { problem: problem ?? 'is missing' };
     const state = JSON.parse(text) as Partial<ServerState>;
     // A server.json of an older mintpipe (a TCP port, no start time) names nothing to trust.
@@ -155,9 +155,10 @@ async function refuseIfAnswered(dir: string, socket: string): Promise<void> {
 async function startServer(dir: string, socket: string, logger: Logger, readyTimeoutMs: number): Promise<ServerState> {
   await refuseIfAnswered(dir, socket);
   const binary = findRedisServer(logger);
-  // The password of the server this one replaces, when its record is ours: a running start whose
-  // server was killed and started again by another command reconnects with the password it has.
-  const password = readState(dir)?.password ?? randomBytes(24).toString('hex');
+  // The password of the server this one replaces, when its record is ours and no one else could read
+  // it: a running start whose server was killed and started again by another command reconnects
+  // with the password it has. A password others could read is replaced.
+  const password = readRecord(dir, 'nothing').state?.password ?? randomBytes(24).toString('hex');
   registerSecret(password);
   const configPath = join(dir, 'redis.conf');
   // Written fresh at every start (the socket or the dir may have moved); the data stays.

@@ -304,6 +304,20 @@ describe('private redis-server', () => {
     await running.release();
   });
 
+  it('comes back with a new password when the record of the killed server was readable by others', async () => {
+    const dataDir = newDataDir();
+    const first = await acquireRedis({ dataDir, logger });
+    onTestFinished(() => killLeftoverServer(dataDir));
+    const killed = serverJson(dataDir);
+    process.kill(killed.pid, 'SIGKILL');
+    await until('the killed server to be gone', async () => (isLive(killed) ? undefined : true), 10_000);
+    chmodSync(join(dataDir, 'redis', 'server.json'), 0o644);
+    const next = await acquireRedis({ dataDir, logger });
+    expect(next.target.password).not.toBe(first.target.password);
+    await next.release();
+    await first.release();
+  });
+
   it('stays up while a holder is too busy to run a timer for longer than a lease would last, while another process comes and goes', async () => {
     const dataDir = newDataDir();
     // A child whose event loop is blocked for 20 s, as a process serialising a huge result is.
