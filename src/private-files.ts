@@ -9,8 +9,8 @@
  * files inside `clickhouse/` and Redis's inside `redis/` are protected by their 0700 directory.
  * Node built-ins only: the CLI's fast paths load this.
  */
-import { chmodSync, closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, closeSync, constants, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { MintpipeError } from './errors.js';
 
 /** Where a narrowed directory is logged (a pino logger). */
@@ -35,6 +35,7 @@ export class PrivateDirError extends MintpipeError {
  * saying so as `data_dir_narrowed`.
  */
 export function privateDir(path: string, logger?: NarrowingLogger): void {
+  refuseForeignSymlink(path);
   let stat: Stats;
   try {
     stat = statSync(path);
@@ -61,6 +62,27 @@ export function privateDir(path: string, logger?: NarrowingLogger): void {
     throw new PrivateDirError(`${path}: mode ${octal(mode)} lets other local users in, and it cannot be narrowed to 0700 (${(err as NodeJS.ErrnoException).code ?? 'failed'}): use a directory of your own`, { cause: err });
   }
   logger?.warn({ event: 'data_dir_narrowed', path, from: octal(mode), to: '0700' }, `${path} was readable by other local users (${octal(mode)}): narrowed to 0700`);
+}
+
+/**
+ * Refuses a path that passes through a symlink another user owns (root's are the system's): in a
+ * directory others may write (a shared parent, /tmp where links are followed), they can plant one
+ * to a directory of ours, which mintpipe would then fill and narrow, or point it elsewhere later.
+ */
+function refuseForeignSymlink(path: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  for (let at = resolve(path); dirname(at) !== at; at = dirname(at)) {
+    let link: Stats;
+    try {
+      link = lstatSync(at);
+    } catch {
+      continue; // not there (yet): made by mintpipe, as a directory
+    }
+    if (link.isSymbolicLink() && link.uid !== uid && link.uid !== 0) {
+      throw new PrivateDirError(`${path}: ${at} is a symlink owned by another user (uid ${link.uid}), who can point it anywhere: set MINTPIPE_DATA_DIR to a path of your own`);
+    }
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { chmodSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lchownSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPrivateFile, PrivateDirError, prepareDataDir, privateDir, writePrivateFile } from '../../src/private-files.js';
@@ -68,6 +68,42 @@ describe('private files', () => {
     writeFileSync(file, '');
     expect(() => privateDir(file)).toThrow(PrivateDirError);
     expect(() => privateDir(file)).toThrow(`${file}: not a directory (mintpipe keeps its data there; set MINTPIPE_DATA_DIR to a directory)`);
+  });
+
+  it('refuses a data dir reached through a symlink another user planted, and leaves its target alone', () => {
+    const shared = fileTempDir('private-shared');
+    chmodSync(shared, 0o777);
+    // Another user's link, in a directory everyone may write, to a directory of ours.
+    const ours = join(fileTempDir('private-ours'), 'home');
+    mkdirSync(ours, { mode: 0o755 });
+    const planted = join(shared, 'data');
+    symlinkSync(ours, planted);
+    lchownSync(planted, 65534, 65534);
+    for (const path of [planted, join(planted, 'redis')]) {
+      const error = (() => {
+        try {
+          privateDir(path);
+        } catch (err) {
+          return err;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(PrivateDirError);
+      expect((error as Error).message).toBe(
+        `${path}: ${planted} is a symlink owned by another user (uid 65534), who can point it anywhere: set MINTPIPE_DATA_DIR to a path of your own`,
+      );
+    }
+    expect(mode(ours)).toBe(0o755);
+    expect(readdirSync(ours)).toEqual([]);
+  });
+
+  it('follows a symlink of its own to the data dir', () => {
+    const ours = join(fileTempDir('private-target'), 'data');
+    mkdirSync(ours, { mode: 0o700 });
+    const link = join(fileTempDir('private-link'), 'data');
+    symlinkSync(ours, link);
+    privateDir(join(link, 'redis'));
+    expect(mode(join(ours, 'redis'))).toBe(0o700);
   });
 
   it('writes a file as a new 0600 file whatever the umask, also over an old one others could read', () => {
