@@ -31,6 +31,8 @@ export interface RuntimeOptions {
   /** Counters of the export and prompt pipelines (metrics). */
   exportObserver?: ExportObserver;
   promptObserver?: PromptObserver;
+  /** Aborted by the command's first stop signal: ends a wait for the warehouse (start, worker). */
+  stop?: AbortSignal;
 }
 
 export class Runtime {
@@ -159,6 +161,7 @@ export class Runtime {
       lockWait: {
         timeoutMs,
         repeatMs: longRunning ? Runtime.WAREHOUSE_NOTICE_MS : undefined,
+        stop: this.options.stop,
         onWait: (holderPid) =>
           this.logger.warn(
             { event: 'warehouse_waiting', holderPid, timeoutMs: longRunning ? null : timeoutMs },

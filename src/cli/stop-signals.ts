@@ -34,6 +34,13 @@ export function onStopSignal(handler: (signal: StopSignal) => void, options: { o
   };
 }
 
+/** Aborted, with the signal's name as its reason, once `stopped` (nextStopSignal) has arrived. */
+export function abortOnStop(stopped: Promise<StopSignal>): AbortSignal {
+  const controller = new AbortController();
+  void stopped.then((signal) => controller.abort(signal));
+  return controller.signal;
+}
+
 /** The first stop signal to arrive. Its listeners are removed once it has. */
 export function nextStopSignal(): Promise<StopSignal> {
   return new Promise((resolve) => {

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import type { Logger } from '../logger.js';
 import { currentProcess, isLive, isLiveSince, type ProcessIdentity } from '../process-identity.js';
 import { privateDir, writePrivateFile } from '../private-files.js';
-import { WarehouseLockedError, WarehouseProcessBoundError } from './errors.js';
+import { WarehouseLockedError, WarehouseProcessBoundError, WarehouseWaitStoppedError } from './errors.js';
 
 const PID_FILE = 'mintpipe.pid';
 /** Written by the engine while it holds the directory: `PID: 1234\nStarted at: …`. */
@@ -203,6 +203,12 @@ export interface LockWait {
   onWait?: (holderPid: number | undefined) => void;
   /** Call `onWait` again after this long. @default once */
   repeatMs?: number;
+  /**
+   * Aborted by a stop signal (its reason the signal's name): the wait ends there, with
+   * WarehouseWaitStoppedError. A start waits for a one-shot command without limit, and that
+   * command may never let go (suspended): the stop must not wait for it.
+   */
+  stop?: AbortSignal;
 }
 
 /** Pause between two tries of a locked directory. */
@@ -225,6 +231,7 @@ export async function waitForDirectory<T>(lockWait: LockWait | undefined, take: 
         if (err instanceof EngineRefusedError && locked.holderPid === undefined) throw err.cause;
         throw timeoutMs > 0 ? new WarehouseLockedError(locked.path, locked.holderPid, { cause: err, waitedMs }) : locked;
       }
+      if (lockWait?.stop?.aborted) throw new WarehouseWaitStoppedError(lockWait.stop.reason, locked.holderPid, { cause: err });
       if (told === undefined || Date.now() - told >= (lockWait?.repeatMs ?? Infinity)) {
         lockWait?.onWait?.(locked.holderPid);
         told = Date.now();

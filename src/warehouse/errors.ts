@@ -4,6 +4,18 @@
  */
 import { MintpipeError } from '../errors.js';
 
+/**
+ * A stop signal came while this process waited for another one to let go of the embedded directory:
+ * the stop it asked for, not a failure (exit code 0).
+ */
+export class WarehouseWaitStoppedError extends MintpipeError {
+  override name = 'WarehouseWaitStoppedError';
+  override exitCode = 0;
+  constructor(reason: unknown, holderPid: number | undefined, options?: { cause?: unknown }) {
+    super(`stopped (${typeof reason === 'string' ? reason : 'signal'}) while waiting for the embedded warehouse, in use by ${holderPid === undefined ? 'another process' : `pid ${holderPid}`}`, options);
+  }
+}
+
 /** Another process holds the embedded warehouse directory (the engine allows one process per directory). */
 export class WarehouseLockedError extends MintpipeError {
   override name = 'WarehouseLockedError';

@@ -73,6 +73,24 @@ describe('one process per embedded warehouse', () => {
     }, 120_000, 100);
   });
 
+  it('a worker waiting for a one-shot command that never lets go (suspended) stops on one SIGTERM, saying so', async () => {
+    const dataDir = fileTempDir('one-holder');
+    const holder = spawn(process.execPath, ['--import', 'tsx', 'test/support/warehouse-holder.ts', dataDir, 'warehouse'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(holder);
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+      holder.once('exit', (code) => reject(new Error(`holder exited with ${code}`)));
+    });
+    const worker = await startCli(['worker'], envFor(dataDir), (printed) => printed.stderr.includes('waiting for the embedded warehouse'), 120_000);
+    running.push(worker);
+    worker.child.kill('SIGTERM');
+    const code = await Promise.race([worker.exited.then(() => worker.child.exitCode), new Promise((resolve) => setTimeout(() => resolve('still running'), 10_000))]);
+    expect(code).toBe(0);
+    expect(worker.output().stderr).toContain(`stopped (SIGTERM) while waiting for the embedded warehouse, in use by pid ${holder.pid}`);
+    expect(worker.output().stderr).not.toContain('    at ');
+    holder.stdin!.end();
+  });
+
   it('a one-shot command does not take the warehouse from a worker that is starting up', async () => {
     const dataDir = fileTempDir('one-holder');
     const starting = spawn('sleep', ['60'], { stdio: 'ignore' });

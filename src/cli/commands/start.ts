@@ -18,7 +18,7 @@ import { nightlySchedule } from '../../queue/schedules.js';
 import { configuredEngine } from '../../warehouse/factory.js';
 import { dashboardBanner } from '../dashboard-banner.js';
 import { runUntilSignal } from '../run-until-signal.js';
-import { nextStopSignal } from '../stop-signals.js';
+import { abortOnStop, nextStopSignal } from '../stop-signals.js';
 import { registerSecret } from '../../secrets/registered-secrets.js';
 
 interface StartFlags {
@@ -78,6 +78,7 @@ async function start(flags: StartFlags): Promise<void> {
   const runtime = await Runtime.open({
     config,
     logger: context.logger,
+    stop: abortOnStop(stopped),
     onApiEvent: (event) => metrics.onApiEvent(event),
     exportObserver: metrics.exportObserver,
     promptObserver: metrics.promptObserver,

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { ALL_QUEUES, parseQueueNames, type QueueName } from '../../queue/queue-names.js';
 import { runUntilSignal } from '../run-until-signal.js';
-import { nextStopSignal } from '../stop-signals.js';
+import { abortOnStop, nextStopSignal } from '../stop-signals.js';
 
 export function register(program: Command): void {
   program
@@ -35,6 +35,7 @@ export function register(program: Command): void {
       const metrics = createMetrics();
       const runtime = await Runtime.open({
         ...context,
+        stop: abortOnStop(stopped),
         onApiEvent: (event) => metrics.onApiEvent(event),
         exportObserver: metrics.exportObserver,
         promptObserver: metrics.promptObserver,
