@@ -72,7 +72,14 @@ async function runReadOnly(
     const { streamThroughGateway } = await import('../warehouse/gateway-client.js');
     const viaGateway = await streamThroughGateway(config.dataDir, sql, { limits, format }, write);
     if (viaGateway) return viaGateway;
-    warehouse = await afterOtherCommand(open, command);
+    // A start or worker that is starting up will serve one soon, and never lets the engine go.
+    const starting = await startingHolder(config, command);
+    if (starting === 'served') {
+      const viaStarted = await streamThroughGateway(config.dataDir, sql, { limits, format }, write);
+      if (viaStarted) return viaStarted;
+    }
+    // One that never served in that time will not let the engine go either: refuse now.
+    warehouse = starting === 'silent' ? await open() : await afterOtherCommand(open, command);
   }
   // Ctrl-C stops the query on the engine before the process ends; a second one ends it now.
   const abort = new AbortController();
@@ -86,6 +93,20 @@ async function runReadOnly(
     off();
     await warehouse.close();
   }
+}
+
+/**
+ * A start or worker holds (or is taking) the embedded warehouse and does not serve its gateway yet:
+ * waits for the gateway, at most LOCK_WAIT_MS, saying so on stderr after a second (gatewayOfStartingHolder).
+ */
+export async function startingHolder(config: CommandContext['config'], command: string): Promise<'served' | 'none' | 'silent'> {
+  const [{ configuredEngine }, { gatewayOfStartingHolder }] = await Promise.all([import('../warehouse/factory.js'), import('../warehouse/starting-holder.js')]);
+  const engineDir = configuredEngine(config).exclusiveDir;
+  if (engineDir === undefined) return 'none';
+  return gatewayOfStartingHolder(config.dataDir, engineDir, {
+    timeoutMs: LOCK_WAIT_MS,
+    onWait: (holder) => process.stderr.write(`${command}: waiting up to ${LOCK_WAIT_MS / 1000}s for the ${holder.command} starting up on this data dir (pid ${holder.pid}) to serve the warehouse\n`),
+  });
 }
 
 /**

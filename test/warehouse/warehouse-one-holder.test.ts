@@ -101,4 +101,39 @@ describe('one process per embedded warehouse', () => {
     await expect(opening).rejects.toBeInstanceOf(WarehouseLockedError);
     await expect(opening).rejects.toMatchObject({ holderPid: starting.pid });
   });
+
+  it('a query beside a worker that is starting up waits for its gateway, says so, and answers through it', async () => {
+    const dataDir = fileTempDir('one-holder');
+    const holder = await startingWorker(dataDir);
+    const query = await startCli(['query', 'SELECT 41 + 1 AS answer', '--format', 'csv'], envFor(dataDir), waiting, 60_000);
+    running.push(query);
+    expect(query.output().stderr).toBe(`query: waiting up to 30s for the worker starting up on this data dir (pid ${holder.pid}) to serve the warehouse\n`);
+    holder.stdin!.write('serve\n');
+    expect(await query.exited).toBe(0);
+    expect(query.output().stdout).toBe('"answer"\n42\n');
+  });
+
+  it('status beside a worker that is starting up reads the warehouse through its gateway once it serves', async () => {
+    const dataDir = fileTempDir('one-holder');
+    const holder = await startingWorker(dataDir);
+    const status = await startCli(['status', '--format', 'json'], envFor(dataDir), waiting, 60_000);
+    running.push(status);
+    expect(status.output().stderr).toBe(`status: waiting up to 30s for the worker starting up on this data dir (pid ${holder.pid}) to serve the warehouse\n`);
+    holder.stdin!.write('serve\n');
+    expect(await status.exited).toBe(0);
+    expect(JSON.parse(status.output().stdout).datasets).toMatchObject({ readable: true, via: 'gateway' });
+  });
 });
+
+const waiting = (printed: { stderr: string }) => printed.stderr.includes('waiting up to 30s');
+
+/** A worker starting up: it has claimed the data dir, and opens the warehouse and serves its gateway once sent `serve`. */
+async function startingWorker(dataDir: string): Promise<ChildProcess> {
+  const holder = spawn(process.execPath, ['--import', 'tsx', 'test/support/warehouse-holder.ts', dataDir, 'starting'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  children.push(holder);
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('claimed') && resolve());
+    holder.once('exit', (code) => reject(new Error(`holder exited with ${code}`)));
+  });
+  return holder;
+}

@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .action(async (flags: { format: string }) => {
       if (!['text', 'json'].includes(flags.format)) throw new UsageError(`--format: expected text or json, got "${flags.format}"`);
       // Loaded here, not at the top: `--help` and usage errors load only commander.
-      const [{ loadContext, withRuntime }, { gatherStatus }, { statusText }, { openWarehouse, WarehouseLockedError }, { afterOtherCommand }] = await Promise.all([
+      const [{ loadContext, withRuntime }, { gatherStatus }, { statusText }, { openWarehouse, WarehouseLockedError }, { afterOtherCommand, startingHolder }] = await Promise.all([
         import('../command-context.js'),
         import('../../ops/status-report.js'),
         import('../../ops/status-text.js'),
@@ -30,8 +30,12 @@ export function register(program: Command): void {
         // A process that serves a gateway is read through it (openReader); one that holds the engine
         // without one is another one-shot command, which ends soon: status queues for it, at most
         // as long as `query` does, and then says the warehouse was not read.
+        // A start or worker still starting up holds the engine for good: status reads through its
+        // gateway once it serves one; one that did not in that time is not waited for again.
+        const starting = await startingHolder(runtime.config, 'status');
         const open = (lockWait?: EngineOptions['lockWait']) => openWarehouse({ ...runtime.config.clickhouse, dataDir: runtime.config.dataDir, logger: runtime.logger, lockWait });
-        const openWaiting = () => open().catch((err: unknown) => (err instanceof WarehouseLockedError ? afterOtherCommand(open, 'status') : Promise.reject(err)));
+        const queue = (err: unknown) => (err instanceof WarehouseLockedError && starting !== 'silent' ? afterOtherCommand(open, 'status') : Promise.reject(err));
+        const openWaiting = () => open().catch(queue);
         let opened: Promise<Warehouse> | undefined;
         const source = {
           queue: runtime.queue.bind(runtime),
