@@ -55,12 +55,7 @@ describe('one process per embedded warehouse', () => {
 
   it('a worker waits for a one-shot command that holds the warehouse, says so, and starts once it lets go', async () => {
     const dataDir = fileTempDir('one-holder');
-    const holder = spawn(process.execPath, ['--import', 'tsx', 'test/support/warehouse-holder.ts', dataDir, 'warehouse'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    children.push(holder);
-    await new Promise<void>((resolve, reject) => {
-      holder.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
-      holder.once('exit', (code) => reject(new Error(`holder exited with ${code}`)));
-    });
+    const holder = await holderOf(dataDir, 'warehouse');
     const worker = await startCli(['worker'], envFor(dataDir), (printed) => printed.stderr.includes('waiting for the embedded warehouse'), 120_000);
     running.push(worker);
     expect(worker.output().stderr).toContain(`in use by pid ${holder.pid}`);
@@ -75,12 +70,7 @@ describe('one process per embedded warehouse', () => {
 
   it('a worker waiting for a one-shot command that never lets go (suspended) stops on one SIGTERM, saying so', async () => {
     const dataDir = fileTempDir('one-holder');
-    const holder = spawn(process.execPath, ['--import', 'tsx', 'test/support/warehouse-holder.ts', dataDir, 'warehouse'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    children.push(holder);
-    await new Promise<void>((resolve, reject) => {
-      holder.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
-      holder.once('exit', (code) => reject(new Error(`holder exited with ${code}`)));
-    });
+    const holder = await holderOf(dataDir, 'warehouse');
     const worker = await startCli(['worker'], envFor(dataDir), (printed) => printed.stderr.includes('waiting for the embedded warehouse'), 120_000);
     running.push(worker);
     worker.child.kill('SIGTERM');
@@ -104,7 +94,7 @@ describe('one process per embedded warehouse', () => {
 
   it('a query beside a worker that is starting up waits for its gateway, says so, and answers through it', async () => {
     const dataDir = fileTempDir('one-holder');
-    const holder = await startingWorker(dataDir);
+    const holder = await holderOf(dataDir, 'starting');
     const query = await startCli(['query', 'SELECT 41 + 1 AS answer', '--format', 'csv'], envFor(dataDir), waiting, 60_000);
     running.push(query);
     expect(query.output().stderr).toBe(`query: waiting up to 30s for the worker starting up on this data dir (pid ${holder.pid}) to serve the warehouse\n`);
@@ -115,7 +105,7 @@ describe('one process per embedded warehouse', () => {
 
   it('status beside a worker that is starting up reads the warehouse through its gateway once it serves', async () => {
     const dataDir = fileTempDir('one-holder');
-    const holder = await startingWorker(dataDir);
+    const holder = await holderOf(dataDir, 'starting');
     const status = await startCli(['status', '--format', 'json'], envFor(dataDir), waiting, 60_000);
     running.push(status);
     expect(status.output().stderr).toBe(`status: waiting up to 30s for the worker starting up on this data dir (pid ${holder.pid}) to serve the warehouse\n`);
@@ -127,12 +117,17 @@ describe('one process per embedded warehouse', () => {
 
 const waiting = (printed: { stderr: string }) => printed.stderr.includes('waiting up to 30s');
 
-/** A worker starting up: it has claimed the data dir, and opens the warehouse and serves its gateway once sent `serve`. */
-async function startingWorker(dataDir: string): Promise<ChildProcess> {
-  const holder = spawn(process.execPath, ['--import', 'tsx', 'test/support/warehouse-holder.ts', dataDir, 'starting'], { stdio: ['pipe', 'pipe', 'inherit'] });
+/**
+ * A process holding the data dir (test/support/warehouse-holder.ts): `warehouse`, a one-shot command
+ * that has the engine until its stdin closes; `starting`, a worker starting up, which has claimed the
+ * dir and opens the warehouse and serves its gateway once sent `serve`.
+ */
+async function holderOf(dataDir: string, mode: 'warehouse' | 'starting'): Promise<ChildProcess> {
+  const holder = spawn(process.execPath, ['--import', 'tsx', 'test/support/warehouse-holder.ts', dataDir, mode], { stdio: ['pipe', 'pipe', 'inherit'] });
   children.push(holder);
+  const up = mode === 'starting' ? 'claimed' : 'ready';
   await new Promise<void>((resolve, reject) => {
-    holder.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('claimed') && resolve());
+    holder.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes(up) && resolve());
     holder.once('exit', (code) => reject(new Error(`holder exited with ${code}`)));
   });
   return holder;
