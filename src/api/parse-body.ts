@@ -26,7 +26,7 @@ export function parseBodyRepairingText<S extends z.ZodType>(op: ApiOperation, st
   try {
     parsed = parseJsonRepairingText(text);
   } catch {
-    throw new InvalidResponseError({ op, status, problem: `body is not JSON: ${describeValue(text.trim())}` });
+    throw new InvalidResponseError({ op, status, problem: `body is not JSON: ${describeValue(text.trim())}`, transient: true });
   }
   const result = schema.safeParse(parsed.value, { reportInput: true });
   if (!result.success) throw new InvalidResponseError({ op, status, problem: formatIssues(result.error.issues) });

@@ -21,7 +21,7 @@ async function pageProblem(body: unknown): Promise<string> {
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(InvalidResponseError);
-  // An invalid body is not retried by the client: the export decides what it means.
+  // A body that breaks the schema is not retried by the client: the export decides what it means.
   expect(server.requests).toHaveLength(1);
   return (error as InvalidResponseError).problem;
 }
@@ -118,9 +118,24 @@ describe('agent job validation', () => {
     await expect(client.createAgentJob('p', 'hello')).resolves.toEqual({ id: 'agent-9', prLink: null });
   });
 
-  it('reports a non-JSON body with a short excerpt', async () => {
-    const problem = await jobProblem(`<html>${'x'.repeat(500)}</html>`);
+  it('reports a non-JSON body with a short excerpt, once every attempt got one', async () => {
+    const html = { status: 200, body: `<html>${'x'.repeat(500)}</html>` };
+    server.reset();
+    server.script(html, html);
+    const problem = await jobProblem(html.body);
+    expect(server.requests).toHaveLength(3);
     expect(problem.startsWith('body is not JSON: "<html>xxx')).toBe(true);
     expect(problem.length).toBeLessThan(120);
+  });
+
+  it('reads again after a body that is not JSON (cut short, a proxy page), and not after one that breaks the schema', async () => {
+    server.reset();
+    server.script({ status: 200, body: '{"visitors": [{"path": "/a", "hu' }, { status: 200, body: OK_PAGE });
+    await expect(getVisitorsPage(client, 'p', QUERY)).resolves.toMatchObject({ visitors: OK_PAGE.visitors });
+    expect(server.requests).toHaveLength(2);
+    server.reset();
+    server.script({ status: 200, body: { ...OK_JOB, status: 7 } });
+    await expect(client.getAgentJob('p', 'j')).rejects.toBeInstanceOf(InvalidResponseError);
+    expect(server.requests).toHaveLength(1);
   });
 });

@@ -46,6 +46,25 @@ describe('what the export checks', () => {
     expect(String(short[0]?.detail)).toMatch(/has 100 rows of limit 250 and hasMore: true/);
   });
 
+  it('reads a page again whose body came cut short or as a proxy page, and loads the window whole', async () => {
+    const project = 'cut-short-300';
+    // The same window of a twin project, served whole, for the requests a clean run makes.
+    const requests = () => stack.emulator.counters.routes.visitors.requests;
+    const clean = requests();
+    expect((await stack.exportWindows([{ projectId: 'clean-300', ...day }]))[0]?.state).toBe('completed');
+    const cleanRequests = requests() - clean;
+    const before = requests();
+    stack.emulator.control.script('visitors', [{ kind: 'malformed' }, { kind: 'body', body: '<html><body>502 Bad Gateway</body></html>' }]);
+    const [result] = await stack.exportWindows([{ projectId: project, ...day }]);
+    expect(result?.failedReason).toBeUndefined();
+    expect(result?.state).toBe('completed');
+    const truth = stack.emulator.control.truth('visitors', project, day.dateFrom, day.dateTo);
+    const rows = await stack.rows(`SELECT path FROM visitors WHERE project_id = '${project}' ORDER BY path`);
+    expect(rows.map((r) => r.path)).toEqual(truth.items.map((r) => r.path).sort());
+    // The first page read three times, nothing else again.
+    expect(requests() - before).toBe(cleanRequests + 2);
+  });
+
   it('fails a run whose page holds more rows than the limit, loading nothing', async () => {
     const project = 'long-600';
     const rows = Array.from({ length: 251 }, (_, i) => ({ path: `/p${i}`, human: 1, ai: 0, total: 1 }));
