@@ -31,6 +31,15 @@ describe('page checks', () => {
     expect(() => checks.check(page(['x', 'y', 'b']), rows('x', 'y', 'b'), 3, null)).toThrow(/path "b" seen twice/);
   });
 
+  it('with keyWith, tells items apart by the key and those columns together: turns of one conversation pass, the same turn twice does not', () => {
+    const turns = (...pairs: [string, string][]) => pairs.map(([id, timestamp]) => ({ id, timestamp }));
+    const checks = () => new PageChecks({ limit: 3, keyColumn: 'id', keyWith: ['timestamp'], paginated: true, cursorPaged: true });
+    const shared = turns(['C1', 't1'], ['C1', 't2'], ['C2', 't1']);
+    expect(() => checks().check(page(['x', 'y', 'z']), shared, 0, null)).not.toThrow();
+    const twice = turns(['C1', 't1'], ['C2', 't1'], ['C1', 't1']);
+    expect(() => checks().check(page(['x', 'y', 'z']), twice, 0, null)).toThrow('id, timestamp "[\\"C1\\",\\"t1\\"]" seen twice in one run (position 0)');
+  });
+
   it('still compares the next page with the last page of a loaded batch, and forgets the rest (the warehouse checks those)', () => {
     const checks = offsetChecks();
     checks.check(page(['a', 'b', 'c']), rows('a', 'b', 'c'), 0, null);
