@@ -13,6 +13,7 @@ import { toQueueError } from './job-control.js';
 import { windowExportCommand } from '../src/export/export-command.js';
 import { budgetSpent, lastAttempt } from '../src/queue/crash-budget.js';
 import type { Logger } from '../src/logger.js';
+import { upstreamMismatch, type JobUpstream } from '../src/queue/job-upstream.js';
 import { recordRunEvent } from '../src/warehouse/index.js';
 
 export interface WindowJobResult {
@@ -22,7 +23,8 @@ export interface WindowJobResult {
   requests: number;
 }
 
-export function createWindowProcessor(deps: ExportDeps) {
+/** `upstream`: where this worker sends; a window enqueued for another is not run (job-upstream.ts). */
+export function createWindowProcessor(deps: ExportDeps, upstream?: JobUpstream) {
   return async function processWindow(job: Job<ExportJobData>, token?: string): Promise<WindowJobResult> {
     const problem = exportJobDataProblem(job.data);
     if (problem !== null) throw new UnrecoverableError(`invalid window job data: ${problem}`);
@@ -36,6 +38,8 @@ export function createWindowProcessor(deps: ExportDeps) {
     });
     if (budgetSpent(job)) throw await endCrashedWindow(deps, job, logger);
     try {
+      const mismatch = upstream && upstreamMismatch(data.upstream, upstream);
+      if (mismatch) throw mismatch;
       const outcome = await exportWindow({ ...deps, logger }, { ...data, checkpoint: data.checkpoint }, {
         checkpoint: async (checkpoint) => {
           await job.updateData({ ...job.data, checkpoint });

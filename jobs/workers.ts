@@ -20,6 +20,7 @@ import { closeRedisConnection, createRedisConnection, isConnectionError } from '
 import { MAX_STALLED_COUNT } from '../src/queue/crash-budget.js';
 import type { RedisTarget } from '../config/redis-url.js';
 import { analyticsBudget } from '../src/queue/request-budget.js';
+import type { JobUpstream } from '../src/queue/job-upstream.js';
 
 export interface WorkerDeps {
   names: QueueName[];
@@ -33,6 +34,8 @@ export interface WorkerDeps {
   client: MintlifyClient;
   exportObserver?: ExportObserver;
   promptObserver?: PromptObserver;
+  /** Where this process sends: jobs enqueued for another upstream are not run (src/queue/job-upstream.ts). */
+  upstream?: JobUpstream;
 }
 
 export interface WorkerSet {
@@ -129,7 +132,7 @@ function exportProcessor(deps: WorkerDeps): (job: Job, token?: string) => Promis
     logger,
     settings: config.export,
     observer: deps.exportObserver,
-  });
+  }, deps.upstream);
   const planNightly = createPlanNightlyProcessor({ queue: exportQueue, settings: config.export, logger, warehouse: deps.warehouse, triage: config.triage });
   const triageNight = createTriageNightProcessor({
     warehouse: deps.warehouse,

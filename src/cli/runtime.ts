@@ -12,6 +12,7 @@ import { UsageError } from '../errors.js';
 import type { ExportObserver } from '../export/export-window.js';
 import { registerSecret, type Logger } from '../logger.js';
 import type { PromptObserver } from '../prompts/index.js';
+import type { JobUpstream } from '../queue/job-upstream.js';
 import { acquireRedis, type RedisHandle } from '../queue/private-redis.js';
 import { queueKeyPrefix } from '../queue/queue-names.js';
 import { openQueue, QUEUE_NAMES, type QueueName } from '../queue/queues.js';
@@ -33,6 +34,8 @@ export interface RuntimeOptions {
   promptObserver?: PromptObserver;
   /** Aborted by the command's first stop signal: ends a wait for the warehouse (start, worker). */
   stop?: AbortSignal;
+  /** The API is the built-in emulator of a start with no key (its URL and key are this process's own). */
+  builtInEmulator?: boolean;
 }
 
 export class Runtime {
@@ -221,6 +224,12 @@ export class Runtime {
     return processes?.some((p) => p.queues.includes(name) && !heartbeatLate(p));
   }
 
+  /** Where this process's requests go, as jobs record it (src/queue/job-upstream.ts). */
+  async upstream(): Promise<JobUpstream> {
+    const { jobUpstream } = await import('../queue/job-upstream.js');
+    return jobUpstream(this.redis, this.config.queuePrefix, this.config.api, this.options.builtInEmulator);
+  }
+
   /** True when some worker process is known to be connected to the queue. */
   async hasWorkers(name: QueueName): Promise<boolean> {
     return (await this.workersConnected(name)) === true;
@@ -287,6 +296,7 @@ export class Runtime {
       client: this.client(),
       exportObserver: this.options.exportObserver,
       promptObserver: this.options.promptObserver,
+      upstream: await this.upstream(),
     });
     return this.workers;
   }

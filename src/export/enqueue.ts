@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Queue } from 'bullmq';
+import type { JobUpstream } from '../queue/job-upstream.js';
 import { JOB_ATTEMPTS } from '../queue/crash-budget.js';
 import { DATASET_NAMES, type DatasetName } from '../datasets/index.js';
 import type { ExportCheckpoint } from './export-window.js';
@@ -15,6 +16,8 @@ export interface ExportJobData extends ExportWindow {
   kind: WindowKind;
   runId: string;
   checkpoint?: ExportCheckpoint;
+  /** Where the enqueuing shell sends (when it named an upstream): only a worker sending there runs it. */
+  upstream?: JobUpstream;
 }
 
 /** Priority base per kind (lower runs first): nightly windows before late-data re-exports before manual backfills. */
@@ -32,6 +35,8 @@ export interface EnqueuedWindow {
 export interface EnqueueOptions {
   /** Datasets in the order they should run within a kind (MINTPIPE_DATASETS). @default DATASET_NAMES */
   datasetOrder?: readonly DatasetName[];
+  /** Recorded on each job (src/queue/job-upstream.ts). */
+  upstream?: JobUpstream;
 }
 
 export function newRunId(window: ExportWindow): string {
@@ -71,7 +76,7 @@ async function enqueueWindow(queue: Queue, w: ExportWindow & { kind: WindowKind 
   // Two tries: a window whose in-flight job finishes between our add and our look-up is added again.
   for (let attempt = 0; ; attempt++) {
     const runId = newRunId(w);
-    const data: ExportJobData = { dataset: w.dataset, projectId: w.projectId, dateFrom: w.dateFrom, dateTo: w.dateTo, kind: w.kind, runId };
+    const data: ExportJobData = { dataset: w.dataset, projectId: w.projectId, dateFrom: w.dateFrom, dateTo: w.dateTo, kind: w.kind, runId, ...(options.upstream ? { upstream: options.upstream } : {}) };
     await queue.add(WINDOW_JOB, data, {
       jobId: runId,
       priority: windowPriority(w.kind, w.dataset, options.datasetOrder),

@@ -9,6 +9,7 @@ import { formatIssues } from '../api/format-issue.js';
 import { projectIdProblem } from '../../config/project-id.js';
 import { isValidDay } from './dates.js';
 import { MAX_RANGE_DAYS } from './windows.js';
+import { jobUpstreamSchema } from '../queue/job-upstream.js';
 
 const day = z.string().refine(isValidDay, { error: 'expected a real date YYYY-MM-DD' });
 
@@ -24,6 +25,7 @@ export const exportJobDataSchema = z
     kind: z.enum(['nightly', 'reexport', 'manual']),
     runId: z.string().min(1).max(300),
     checkpoint: z.looseObject({ runId: z.string(), offset: z.number().int().min(0), rows: z.number().int().min(0) }).optional(),
+    upstream: jobUpstreamSchema.optional(),
   })
   .refine((d) => d.dateTo > d.dateFrom, { error: 'dateTo must be after dateFrom', path: ['dateTo'] })
   .refine((d) => (Date.parse(d.dateTo) - Date.parse(d.dateFrom)) / 86_400_000 <= MAX_RANGE_DAYS, {

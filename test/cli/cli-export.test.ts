@@ -6,6 +6,7 @@ import { createRedisConnection } from '../../src/queue/redis-connection.js';
 import { randomPrefix, UNPACED_ENV } from '../support/test-env.js';
 import { openCliStack, type CliStack } from '../support/test-stack.js';
 import { runCli, startCli } from '../support/run-cli.js';
+import { until } from '../support/wait.js';
 
 let cli: CliStack | undefined;
 let emulator: RunningEmulator;
@@ -38,6 +39,34 @@ describe('mintpipe export and query (CLI)', () => {
     const windows = JSON.parse(after.stdout) as Array<{ date_from: string; date_to: string; n: number }>;
     expect(windows.map((w) => `${w.date_from}..${w.date_to}`)).toEqual(['2026-10-01..2026-10-02', '2026-10-01..2026-10-04', '2026-10-02..2026-10-03', '2026-10-03..2026-10-04']);
     expect(Number(windows[1]!.n)).toBe(rangeRows);
+  });
+
+  it('leaves the windows it enqueued for its key to a worker with that key: one with another key fails them, saying why, and asks nothing upstream', async () => {
+    const prefix = randomPrefix('bound');
+    const shell = { ...env, MINTPIPE_QUEUE_PREFIX: prefix };
+    const enqueued = await runCli(['export', '--project', 'bound', '--from', '2026-10-01', '--to', '2026-10-02', '--dataset', 'visitors'], shell);
+    expect(enqueued.code).toBe(0);
+    const before = emulator.counters.routes.visitors.requests;
+    const otherKey = 'mint_another_organizations_key';
+    const worker = await startCli(['worker', '--queues', 'export'], { ...shell, MINTLIFY_API_KEY: otherKey }, (printed) => printed.stderr.includes('mintpipe worker:'), 90_000);
+    const redis = createRedisConnection(env.REDIS_URL!, 'cli-export-bound');
+    const queue = openQueue(QUEUE_NAMES.export, redis, queueKeyPrefix(prefix));
+    try {
+      const [failed] = await until('the window to fail', async () => {
+        const jobs = await queue.getJobs(['failed']);
+        return jobs.length > 0 ? jobs : undefined;
+      }, 60_000, 100);
+      const url = emulator.url.replace(/[.]/g, '\\.');
+      expect(failed!.failedReason).toMatch(new RegExp(`^UpstreamMismatchError: enqueued for ${url} \\(key [0-9a-f]{8}\\), and this worker sends to ${url} \\(key [0-9a-f]{8}\\): not run;`));
+      expect(failed!.failedReason).not.toContain('another_organizations');
+      expect(emulator.counters.routes.visitors.requests).toBe(before);
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+      await queue.obliterate({ force: true });
+      await queue.close();
+      redis.disconnect();
+    }
   });
 
   it('queues the windows of a range in the order MINTPIPE_DATASETS gives, not the order datasets are declared in', async () => {

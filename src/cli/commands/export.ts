@@ -88,7 +88,7 @@ async function runExport(flags: ExportFlags): Promise<number> {
     const enqueued = await enqueueWindows(
       queue,
       windows.map((w) => ({ ...w, kind: 'manual' as const })),
-      { datasetOrder: context.config.export.datasets },
+      { datasetOrder: context.config.export.datasets, upstream: await (await import('../shell-upstream.js')).shellUpstream(runtime) },
     );
     // With --wait and json, the one JSON document is the outcome printed at the end.
     if (!(flags.wait && flags.format === 'json')) reportEnqueued(enqueued, flags.format);

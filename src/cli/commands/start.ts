@@ -82,6 +82,7 @@ async function start(flags: StartFlags): Promise<void> {
     onApiEvent: (event) => metrics.onApiEvent(event),
     exportObserver: metrics.exportObserver,
     promptObserver: metrics.promptObserver,
+    builtInEmulator: demo,
   });
   // Closed last: jobs still in their grace period keep fetching from it.
   if (emulator) runtime.onClosed(() => emulator.close());
