@@ -8,15 +8,19 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { startBatch, startFailureReason, type BatchJobData, type PromptContext, type StartedBatch } from '../src/prompts/index.js';
 import { attemptsAllowed, budgetSpent, lastAttempt } from '../src/queue/crash-budget.js';
+import { upstreamMismatch, type JobUpstream } from '../src/queue/job-upstream.js';
 import { toQueueError } from './job-control.js';
 
-export async function processBatchJob(ctx: PromptContext, job: Job, data: BatchJobData): Promise<StartedBatch> {
+/** `upstream`: where this worker sends; a batch submitted for another is not started (job-upstream.ts). */
+export async function processBatchJob(ctx: PromptContext, job: Job, data: BatchJobData, upstream?: JobUpstream): Promise<StartedBatch> {
   if (budgetSpent(job)) {
     const reason = `its batch job's worker stopped (crashed or was killed) ${job.stalledCounter} time(s) and the start failed ${job.attemptsMade} time(s): the ${attemptsAllowed(job)} attempts are spent`;
     ctx.logger.warn({ event: 'prompts.batch_crash_budget_spent', batch: data.batchId, stalls: job.stalledCounter, failures: job.attemptsMade }, 'batch job crashed too often');
     throw await endStart(ctx, data, reason);
   }
   try {
+    const mismatch = upstream && upstreamMismatch(data.upstream, upstream);
+    if (mismatch) throw mismatch;
     return await startBatch(ctx, data);
   } catch (err) {
     const { error, unrecoverable } = toQueueError(err);

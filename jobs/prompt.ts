@@ -15,13 +15,15 @@ import {
 } from '../src/prompts/index.js';
 import { InvalidJobDataError, parsePromptQueueJob, type PromptQueueJob } from '../src/prompts/prompt-job-data.js';
 import { budgetSpent, lastAttempt } from '../src/queue/crash-budget.js';
+import type { JobUpstream } from '../src/queue/job-upstream.js';
 import { toQueueError } from './job-control.js';
 import { processBatchJob } from './prompt-batch.js';
 
 /** The prompts queue's processor, and a wait for the ledger writes its runs left behind. */
 export type PromptProcessor = ((job: Job, token?: string) => Promise<unknown>) & { idle(): Promise<void> };
 
-export function createPromptProcessor(deps: PromptDeps): PromptProcessor {
+/** `deps.upstream`: where this worker sends (a batch submitted for another is not started). */
+export function createPromptProcessor(deps: PromptDeps & { upstream?: JobUpstream }): PromptProcessor {
   const ctx = createPromptContext(deps);
   return Object.assign(processPrompt, { idle: () => ctx.writer.idle() });
 
@@ -37,7 +39,7 @@ export function createPromptProcessor(deps: PromptDeps): PromptProcessor {
       jobCtx.logger.warn({ event: 'prompt_job_invalid', reason: err.message }, 'prompt job has bad data');
       throw new UnrecoverableError(`${err.name}: ${err.message}`);
     }
-    if (checked.name === BATCH_JOB) return processBatchJob(jobCtx, job, checked.data);
+    if (checked.name === BATCH_JOB) return processBatchJob(jobCtx, job, checked.data, deps.upstream);
     const data = checked.data;
     if (budgetSpent(job)) {
       // Its worker crashed until the attempts were spent (src/queue/crash-budget.ts): end the

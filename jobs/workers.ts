@@ -98,6 +98,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<WorkerSet> {
       config,
       logger,
       observer: deps.promptObserver,
+      upstream: deps.upstream,
     });
     writesBehind.push(processPrompt.idle);
     workers.push(new Worker(QUEUE_NAMES.prompts, counted(processPrompt), { ...common('prompts'), concurrency: config.prompts.concurrency }));

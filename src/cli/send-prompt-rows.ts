@@ -68,6 +68,7 @@ export async function sendPromptRows(context: CommandContext, rows: readonly Pro
       source: options.source,
       allowCreate: options.allowCreate,
       ...(salt === undefined ? {} : { salt }),
+      upstream: await (await import('./shell-upstream.js')).shellUpstream(runtime),
     });
     const summary = `batch ${submitted.batchId}: ${submitted.total} prompt(s), ${submitted.added} new, ${submitted.existing} already submitted, ${skipped.length} skipped (sent before)${options.badRows.length ? `, ${options.badRows.length} bad row(s)` : ''}`;
     const result = { batchId: submitted.batchId, promptIds: submitted.promptIds, sent: send, skipped };

@@ -4,6 +4,7 @@
  * is not what a step expects must fail alone, for good, with a reason naming the field, before it
  * reads or records anything. The schemas are held to the job data types at compile time.
  */
+import { jobUpstreamSchema } from '../queue/job-upstream.js';
 import { z } from 'zod';
 import { MintpipeError } from '../errors.js';
 import { isBatchId } from './batch-id-format.js';
@@ -19,7 +20,7 @@ export const promptJobDataSchema = z.strictObject({
   attempt: z.number().int().min(0).max(1_000_000),
 });
 
-export const batchJobDataSchema = z.strictObject({ batchId, recover: z.literal(true).optional() });
+export const batchJobDataSchema = z.strictObject({ batchId, recover: z.literal(true).optional(), upstream: jobUpstreamSchema.optional() });
 
 // A field added to a job data type without its check here fails to compile (and vice versa).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

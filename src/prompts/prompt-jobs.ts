@@ -3,6 +3,7 @@
  * a no-op: a lane's successor can be added again after a crash without running twice, and a
  * batch submitted twice adds nothing. A prompt job exists only for the head of its lane.
  */
+import type { JobUpstream } from '../queue/job-upstream.js';
 import type { Job, JobsOptions, Queue } from 'bullmq';
 import { JOB_ATTEMPTS } from '../queue/crash-budget.js';
 import type { PromptRecord } from './prompt-record.js';
@@ -23,6 +24,8 @@ export interface BatchJobData {
   batchId: string;
   /** Rebuild the batch from the ledger when Redis lost it (`prompts recover`). */
   recover?: true;
+  /** Where the submitting shell sends (when it named an upstream): only a worker sending there starts it. */
+  upstream?: JobUpstream;
 }
 
 export function promptJobId(promptId: string, attempt: number): string {
@@ -74,8 +77,8 @@ export async function addPromptJobs(
   );
 }
 
-export async function addBatchJob(queue: Queue, batchId: string, generation: number): Promise<void> {
-  await queue.add(BATCH_JOB, { batchId } satisfies BatchJobData, { ...JOB_OPTIONS, jobId: batchJobId(batchId, generation) });
+export async function addBatchJob(queue: Queue, batchId: string, generation: number, upstream?: JobUpstream): Promise<void> {
+  await queue.add(BATCH_JOB, { batchId, ...(upstream ? { upstream } : {}) } satisfies BatchJobData, { ...JOB_OPTIONS, jobId: batchJobId(batchId, generation) });
 }
 
 /** A batch job that rebuilds the batch from the ledger first when Redis lost it; returns its job id. */

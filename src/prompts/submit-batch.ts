@@ -4,6 +4,7 @@
  * again adds nothing (the prompts exist, the batch job id is taken) unless `force` makes a new
  * batch. Needs only Redis and the queue: the CLI can submit while workers run elsewhere.
  */
+import type { JobUpstream } from '../queue/job-upstream.js';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { UsageError } from '../errors.js';
@@ -35,6 +36,8 @@ export interface SubmitOptions {
    * applies): keyed rows whose earlier sends the dedupe window let go (dedupe-keys.ts). @default none
    */
   salt?: string;
+  /** Recorded on the batch job (src/queue/job-upstream.ts): a worker sending elsewhere does not start it. */
+  upstream?: JobUpstream;
 }
 
 export interface SubmittedBatch {
@@ -94,13 +97,13 @@ export async function submitBatch(
   const { added, existing } = await store.createBatch({ batchId, total: records.length, createdAtMs: Date.now(), source: options.source ?? '', forced: options.force === true }, records);
   // Added last: a submission cut short is completed by submitting again, and the job (a no-op
   // when it exists) then starts every prompt that was recorded.
-  await addBatchJob(deps.queue, batchId, 0);
+  await addBatchJob(deps.queue, batchId, 0, options.upstream);
   if (added === 0) {
     // Submitted before and not finished: run the batch job again (a new generation). It adds no
     // prompt, but re-checks the lanes of the open ones, so a lane stuck by a lost or failed job
     // moves again.
     const { done } = await store.batchCounts(batchId);
-    if (done < records.length) await addBatchJob(deps.queue, batchId, await store.nextBatchGeneration(batchId));
+    if (done < records.length) await addBatchJob(deps.queue, batchId, await store.nextBatchGeneration(batchId), options.upstream);
   }
   return { batchId, total: records.length, added, existing, promptIds: records.map((r) => r.promptId) };
 }

@@ -44,6 +44,31 @@ function didNotStart(batchId: string, reason: string, queued: number): string {
   return `did not start: ${reason}; ${queued} prompt(s) still queued: \`mintpipe prompts recover ${batchId}\` starts it again`;
 }
 
+describe('a batch submitted for another upstream than the worker that takes it', () => {
+  it('is not started: its prompts stay queued and unsent, and the batch says both sides, by URL and key fingerprint', async () => {
+    const stack = await open({ workers: false });
+    const elsewhere = { url: 'https://api.mintlify.com', keyFingerprint: 'f'.repeat(64) };
+    const batch = await stack.submit(promptsOver('other-upstream', 2, 1), { upstream: elsewhere });
+    await stack.runtime.startWorkers([QUEUE_NAMES.prompts]);
+    const { job, state } = await jobIn(stack, batchJobId(batch.batchId, 0), 'completed', 'failed');
+    expect(state).toBe('failed');
+    const mine = await stack.runtime.upstream();
+    const reason = `the start failed and a retry cannot help: UpstreamMismatchError: enqueued for https://api.mintlify.com (key ffffffff), and this worker sends to ${mine.url} (key ${mine.keyFingerprint!.slice(0, 8)}): not run;`;
+    expect(job.failedReason.startsWith(reason)).toBe(true);
+    const status = await stack.status(batch.batchId);
+    expect(status.startFailure?.reason.startsWith(reason)).toBe(true);
+    expect({ queued: status.byStatus.queued, done: status.done }).toEqual({ queued: 2, done: 0 });
+    expect(stack.emulator.messages).toEqual([]);
+  });
+
+  it('is started by a worker sending where it was submitted for', async () => {
+    const stack = await open({ workers: false });
+    const batch = await stack.submit(promptsOver('same-upstream', 2, 1), { upstream: await stack.runtime.upstream() });
+    await stack.runtime.startWorkers([QUEUE_NAMES.prompts]);
+    expect((await stack.finish(batch.batchId)).done).toBe(2);
+  });
+});
+
 describe('a batch whose batch job crashed until its attempts were spent', () => {
   it('records why it did not start, keeps its prompts queued and unsent, says so in status and to a follower, and `prompts recover` starts it', async () => {
     const stack = await open({ workers: false });

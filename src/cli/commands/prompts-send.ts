@@ -67,7 +67,7 @@ export async function runSend(file: string, flags: SendFlags): Promise<number> {
     const submitted = await submitBatch(
       { redis: runtime.redis, queue, prefix: runtime.config.queuePrefix },
       parsed.prompts.map(({ projectId, jobId, prompt, chain, line }) => ({ projectId, jobId, prompt, chain, line })),
-      { force: flags.force, source: file, allowCreate: flags.allowCreate },
+      { force: flags.force, source: file, allowCreate: flags.allowCreate, upstream: await (await import('../shell-upstream.js')).shellUpstream(runtime) },
     );
     const header = {
       batchId: submitted.batchId,
