@@ -55,7 +55,8 @@ describe('mintpipe export and query (CLI)', () => {
       const [failed] = await until('the window to fail', async () => {
         const jobs = await queue.getJobs(['failed']);
         return jobs.length > 0 ? jobs : undefined;
-      }, 60_000, 100);
+        // Under the test's own timeout, so a worker that runs the window is still stopped below.
+      }, 30_000, 100);
       const url = emulator.url.replace(/[.]/g, '\\.');
       expect(failed!.failedReason).toMatch(new RegExp(`^UpstreamMismatchError: enqueued for ${url} \\(key [0-9a-f]{8}\\), and this worker sends to ${url} \\(key [0-9a-f]{8}\\): not run;`));
       expect(failed!.failedReason).not.toContain('another_organizations');
