@@ -12,8 +12,10 @@ import { UsageError } from '../errors.js';
 import { isLive } from '../process-identity.js';
 import { configuredEngine } from '../warehouse/factory.js';
 import { describeSettings, listInstallation, type InstallationProcess } from '../queue/installation-info.js';
-import { installationSalt, keyFingerprint, shortFingerprint } from '../queue/key-fingerprint.js';
+import { jobUpstream } from '../queue/job-upstream.js';
+import { shortFingerprint } from '../queue/key-fingerprint.js';
 import type { QueueName } from '../queue/queue-names.js';
+import { namesUpstream } from './shell-upstream.js';
 
 const HOW = 'stop the running installation, or use its settings';
 
@@ -41,9 +43,8 @@ export async function runningProcesses(redis: Redis, queuePrefix: string, queue?
 export async function checkUpstreamHandOver(redis: Redis, config: MintpipeConfig, queue: QueueName, env: Record<string, string | undefined> = process.env): Promise<void> {
   const processes = await runningProcesses(redis, config.queuePrefix, queue);
   if (processes.length === 0) return;
-  const namesUpstream = Boolean(env.MINTLIFY_API_URL?.trim()) || config.api.key !== undefined;
-  if (namesUpstream) {
-    const mine = keyFingerprint(await installationSalt(redis, config.queuePrefix), config.api.key);
+  if (namesUpstream(config, env)) {
+    const mine = (await jobUpstream(redis, config.queuePrefix, config.api)).keyFingerprint;
     for (const p of processes) {
       if (!p.upstream) continue;
       const theirs = `${p.upstream.url}${p.upstream.builtInEmulator ? ' (the built-in emulator)' : ''}`;

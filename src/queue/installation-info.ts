@@ -18,7 +18,7 @@ import { formatRate, type MintpipeConfig } from '../../config/index.js';
 import type { Logger } from '../logger.js';
 import { describeWarehouseTarget } from '../../config/warehouse-target.js';
 import { currentProcess, isLive, pidSpace } from '../process-identity.js';
-import { installationSalt, keyFingerprint } from './key-fingerprint.js';
+import { jobUpstream } from './job-upstream.js';
 import type { QueueName } from './queue-names.js';
 
 /** The settings that decide what an installation does; nothing secret. */
@@ -289,9 +289,10 @@ export async function publishProcess(
   parts: { queues: QueueName[]; scheduler: boolean; builtInEmulator?: boolean },
 ): Promise<Publication> {
   const { config } = runtime;
-  const salt = await installationSalt(runtime.redis, config.queuePrefix);
+  // Where its requests go, as the jobs it runs compare it (job-upstream.ts).
+  const { url, keyFingerprint } = await jobUpstream(runtime.redis, config.queuePrefix, config.api);
   const targets: ProcessTargets = {
-    upstream: { url: config.api.url, builtInEmulator: parts.builtInEmulator === true, keyFingerprint: keyFingerprint(salt, config.api.key) },
+    upstream: { url, builtInEmulator: parts.builtInEmulator === true, keyFingerprint },
     warehouse: describeWarehouseTarget(config),
     queuePrefix: config.queuePrefix,
   };
